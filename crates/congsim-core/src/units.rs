@@ -1,0 +1,211 @@
+//! Quantities with units, their exact arithmetic and the parsers for what users write.
+//!
+//! Rates are integer bits per second, sizes integer bytes, and durations integer picoseconds.
+//! Parsing is exact decimal arithmetic: `"155.52Mbps"` is 155 520 000 bit/s, not the nearest
+//! `f64`.
+
+use crate::time::{PS_PER_MS, PS_PER_NS, PS_PER_S, PS_PER_US, SimDuration};
+use std::fmt;
+
+/// A count of bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+/// A link rate in bits per second (always > 0 once validated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate {
+    bits_per_sec: u64,
+}
+
+impl Rate {
+    /// `None` for zero: a link that never transmits is a configuration error.
+    pub const fn from_bps(bits_per_sec: u64) -> Option<Self> {
+        if bits_per_sec == 0 {
+            None
+        } else {
+            Some(Self { bits_per_sec })
+        }
+    }
+    pub const fn bps(self) -> u64 {
+        self.bits_per_sec
+    }
+    /// Exact serialization time of `bytes`, rounded down; see [`SerializationClock`] for the
+    /// variant that carries the remainder so that long runs never drift.
+    pub fn tx_time(self, bytes: u64) -> SimDuration {
+        let ps = u128::from(bytes) * 8 * u128::from(PS_PER_S) / u128::from(self.bits_per_sec);
+        SimDuration::from_ps(u64::try_from(ps).expect("serialization time overflow"))
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}bps", self.bits_per_sec)
+    }
+}
+
+/// Serialization times for one transmitter, carrying the sub-picosecond remainder from packet to
+/// packet, so that the sum over any number of packets equals the exact total rounded down once.
+#[derive(Clone, Debug)]
+pub struct SerializationClock {
+    rate: Rate,
+    /// Remainder of `bits * 10^12 / rate`, in units of 1/rate picoseconds.
+    remainder: u128,
+}
+
+impl SerializationClock {
+    pub fn new(rate: Rate) -> Self {
+        Self { rate, remainder: 0 }
+    }
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+    /// Time to put `bytes` on the wire, advancing the carried remainder.
+    pub fn next_tx_time(&mut self, bytes: u64) -> SimDuration {
+        let rate = u128::from(self.rate.bits_per_sec);
+        let numerator = u128::from(bytes) * 8 * u128::from(PS_PER_S) + self.remainder;
+        self.remainder = numerator % rate;
+        SimDuration::from_ps(u64::try_from(numerator / rate).expect("serialization time overflow"))
+    }
+}
+
+/// Why a unit string was rejected; the message lists what is accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error(
+        "\"{0}\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\")"
+    )]
+    Rate(String),
+    #[error(
+        "\"{0}\" is not a duration: write a number followed by s, ms, us, ns or ps (e.g. \"5ms\")"
+    )]
+    Duration(String),
+    #[error(
+        "\"{0}\" is not a size: write a number followed by B, KB, MB or GB (1 KB = 1024 B, e.g. \"64KB\")"
+    )]
+    Size(String),
+    #[error("\"{0}\" must be greater than zero")]
+    Zero(String),
+}
+
+/// Splits `"155.52Mbps"` into the exact value `15552 / 10^2` and the unit `"Mbps"`.
+fn split_decimal(text: &str) -> Option<(u128, u32, &str)> {
+    let text = text.trim();
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(end);
+    let (int_part, frac_part) = match number.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (number, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    if frac_part.len() > 12 || int_part.len() > 20 {
+        return None;
+    }
+    let digits = format!("{int_part}{frac_part}");
+    let mantissa: u128 = digits.parse().ok()?;
+    Some((mantissa, frac_part.len() as u32, unit.trim()))
+}
+
+/// `mantissa / 10^scale * factor`, only if that is a whole number.
+fn scale_exact(mantissa: u128, scale: u32, factor: u128) -> Option<u64> {
+    let numerator = mantissa.checked_mul(factor)?;
+    let denominator = 10u128.pow(scale);
+    if numerator % denominator != 0 {
+        return None;
+    }
+    u64::try_from(numerator / denominator).ok()
+}
+
+/// Parses `"100Mbps"`, `"155.52Mbps"`, `"64Kbps"`, `"1Gbps"`, `"9600bps"`.
+pub fn parse_rate(text: &str) -> Result<Rate, UnitError> {
+    let err = || UnitError::Rate(text.to_string());
+    let (mantissa, scale, unit) = split_decimal(text).ok_or_else(err)?;
+    let factor: u128 = match unit {
+        "bps" | "b/s" => 1,
+        "Kbps" | "kbps" | "Kb/s" | "kb/s" => 1_000,
+        "Mbps" | "Mb/s" => 1_000_000,
+        "Gbps" | "Gb/s" => 1_000_000_000,
+        _ => return Err(err()),
+    };
+    let bps = scale_exact(mantissa, scale, factor).ok_or_else(err)?;
+    Rate::from_bps(bps).ok_or_else(|| UnitError::Zero(text.to_string()))
+}
+
+/// Parses `"5ms"`, `"0.5s"`, `"10us"`, `"100ns"`; zero is allowed (e.g. a start time).
+pub fn parse_duration(text: &str) -> Result<SimDuration, UnitError> {
+    let err = || UnitError::Duration(text.to_string());
+    let (mantissa, scale, unit) = split_decimal(text).ok_or_else(err)?;
+    let factor: u128 = match unit {
+        "s" => u128::from(PS_PER_S),
+        "ms" => u128::from(PS_PER_MS),
+        "us" | "µs" => u128::from(PS_PER_US),
+        "ns" => u128::from(PS_PER_NS),
+        "ps" => 1,
+        _ => return Err(err()),
+    };
+    scale_exact(mantissa, scale, factor)
+        .map(SimDuration::from_ps)
+        .ok_or_else(err)
+}
+
+/// Parses `"500B"`, `"64KB"`, `"1.5MB"`; `KB` = `KiB` = 1024 bytes, as window and buffer sizes are
+/// written in the seed papers (16 × 64 KB = 1 048 576 B).
+pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
+    let err = || UnitError::Size(text.to_string());
+    let (mantissa, scale, unit) = split_decimal(text).ok_or_else(err)?;
+    let factor: u128 = match unit {
+        "B" | "bytes" => 1,
+        "KB" | "KiB" | "kB" => 1 << 10,
+        "MB" | "MiB" => 1 << 20,
+        "GB" | "GiB" => 1 << 30,
+        _ => return Err(err()),
+    };
+    scale_exact(mantissa, scale, factor)
+        .map(Bytes)
+        .ok_or_else(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_rates_exactly() {
+        assert_eq!(parse_rate("155.52Mbps").unwrap().bps(), 155_520_000);
+        assert_eq!(parse_rate("100Mbps").unwrap().bps(), 100_000_000);
+        assert_eq!(parse_rate("64Kbps").unwrap().bps(), 64_000);
+        assert_eq!(parse_rate("0Mbps"), Err(UnitError::Zero("0Mbps".into())));
+        assert!(parse_rate("10 Mbs").is_err());
+        assert!(parse_rate("-5Mbps").is_err());
+        assert!(parse_rate("1.5bps").is_err());
+    }
+
+    #[test]
+    fn parses_durations_and_sizes() {
+        assert_eq!(parse_duration("5ms").unwrap(), SimDuration::from_millis(5));
+        assert_eq!(
+            parse_duration("0.5s").unwrap(),
+            SimDuration::from_millis(500)
+        );
+        assert_eq!(parse_duration("5us").unwrap(), SimDuration::from_micros(5));
+        assert!(parse_duration("5").is_err());
+        assert_eq!(parse_size("64KB").unwrap(), Bytes(65_536));
+        assert_eq!(parse_size("500B").unwrap(), Bytes(500));
+        assert!(parse_size("12 parsecs").is_err());
+    }
+
+    #[test]
+    fn cell_times_do_not_drift_over_a_million_cells() {
+        // An OC-3 payload rate of 149.76 Mbit/s: 424-bit cells take 2831.19658... ns.
+        let rate = Rate::from_bps(149_760_000).unwrap();
+        let mut clock = SerializationClock::new(rate);
+        let total: u64 = (0..1_000_000).map(|_| clock.next_tx_time(53).as_ps()).sum();
+        let exact = 1_000_000u128 * 424 * u128::from(PS_PER_S) / 149_760_000;
+        assert_eq!(u128::from(total), exact);
+        // Without the carried remainder the sum would be short by up to 1 ps per cell.
+        assert!(u128::from(rate.tx_time(53).as_ps()) * 1_000_000 < exact);
+    }
+}

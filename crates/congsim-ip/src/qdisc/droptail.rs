@@ -1,0 +1,120 @@
+//! DropTail FIFO (spec `ip.md` §1, ns-2 `Queue/DropTail`).
+
+use super::{Enqueued, LimitSemantics, QueueLimit};
+use congsim_core::wire::Packet;
+use std::collections::VecDeque;
+
+#[derive(Debug)]
+pub struct DropTail {
+    queue: VecDeque<Packet>,
+    queued_bytes: u64,
+    limit: QueueLimit,
+    semantics: LimitSemantics,
+    /// ns-2 `drop_front_`: on overflow, queue the arrival and drop the head instead.
+    drop_front: bool,
+}
+
+impl DropTail {
+    pub fn new(limit: QueueLimit, semantics: LimitSemantics, drop_front: bool) -> Self {
+        Self {
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            limit,
+            semantics,
+            drop_front,
+        }
+    }
+
+    fn would_overflow(&self, arriving_bytes: u64) -> bool {
+        let (queued, adding, limit) = match self.limit {
+            QueueLimit::Packets(limit) => (self.queue.len() as u64, 1, limit),
+            QueueLimit::Bytes(limit) => (self.queued_bytes, arriving_bytes, limit),
+        };
+        match self.semantics {
+            //= ns-2 DropTail::enque: (q_->length() + 1) >= qlim_
+            LimitSemantics::Ns2DropTail => queued + adding >= limit,
+            LimitSemantics::Waiting => queued + adding > limit,
+        }
+    }
+
+    pub fn enqueue(&mut self, pkt: Packet) -> Enqueued {
+        if self.would_overflow(u64::from(pkt.size_bytes)) {
+            if self.drop_front && !self.queue.is_empty() {
+                self.push(pkt);
+                let head = self.dequeue().expect("queue is not empty");
+                return Enqueued::DroppedHead(head);
+            }
+            return Enqueued::DroppedArrival(pkt);
+        }
+        self.push(pkt);
+        Enqueued::Accepted
+    }
+
+    fn push(&mut self, pkt: Packet) {
+        self.queued_bytes += u64::from(pkt.size_bytes);
+        self.queue.push_back(pkt);
+    }
+
+    pub fn dequeue(&mut self) -> Option<Packet> {
+        let pkt = self.queue.pop_front()?;
+        self.queued_bytes -= u64::from(pkt.size_bytes);
+        Some(pkt)
+    }
+
+    pub fn len_packets(&self) -> u64 {
+        self.queue.len() as u64
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        self.queued_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use congsim_core::wire::TcpHeader;
+    use congsim_core::{FlowId, NodeId, SimTime};
+
+    fn pkt(size: u32, seq: u64) -> Packet {
+        let header = TcpHeader::data(seq, size);
+        Packet::tcp_segment(FlowId(0), NodeId(0), NodeId(1), size, SimTime::ZERO, header)
+    }
+
+    fn fill(q: &mut DropTail, n: u64) -> u64 {
+        (0..n)
+            .filter(|&i| q.enqueue(pkt(500, i)) == Enqueued::Accepted)
+            .count() as u64
+    }
+
+    #[test]
+    fn ns2_semantics_hold_limit_minus_one_waiting() {
+        let mut q = DropTail::new(QueueLimit::Packets(5), LimitSemantics::Ns2DropTail, false);
+        assert_eq!(fill(&mut q, 10), 4);
+    }
+
+    #[test]
+    fn waiting_semantics_hold_limit_waiting() {
+        let mut q = DropTail::new(QueueLimit::Packets(5), LimitSemantics::Waiting, false);
+        assert_eq!(fill(&mut q, 10), 5);
+    }
+
+    #[test]
+    fn byte_limit_counts_bytes() {
+        let mut q = DropTail::new(QueueLimit::Bytes(1600), LimitSemantics::Waiting, false);
+        assert_eq!(fill(&mut q, 10), 3);
+        assert_eq!(q.len_bytes(), 1500);
+    }
+
+    #[test]
+    fn drop_front_drops_the_oldest() {
+        let mut q = DropTail::new(QueueLimit::Packets(2), LimitSemantics::Waiting, true);
+        fill(&mut q, 2);
+        match q.enqueue(pkt(500, 99)) {
+            Enqueued::DroppedHead(head) => assert_eq!(head.tcp().unwrap().seq, 0),
+            other => panic!("expected a head drop, got {other:?}"),
+        }
+        assert_eq!(q.dequeue().unwrap().tcp().unwrap().seq, 1);
+        assert_eq!(q.dequeue().unwrap().tcp().unwrap().seq, 99);
+    }
+}

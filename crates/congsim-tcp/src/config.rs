@@ -1,0 +1,367 @@
+//! Switches and profiles (spec `tcp.md` §0 and §6).
+//!
+//! The code implements switches; a [`Profile`] is only a preset bundle of them. Scenario files
+//! choose a profile and may override any switch, so a new profile (say `ns2_235`) is a matter
+//! of configuration, not code.
+
+use congsim_core::time::SimDuration;
+
+/// Sequence-number model (spec §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeqMode {
+    /// ns-2 one-way TCP: packet numbers, ACK = highest in-order packet, windows in packets
+    /// (`cwnd` a float, `ssthresh` an integer).
+    Packets,
+    /// 4.3BSD: byte numbers, ACK = next byte expected, windows in integer bytes.
+    Bytes,
+}
+
+/// The loss-recovery variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Tahoe,
+    Reno,
+}
+
+/// How Tahoe resumes after its fast retransmit (spec §4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TahoeResume {
+    /// ns-2: `t_seqno = highest_ack + 1`; slow start resends everything after the hole.
+    GoBackN,
+    /// 4.3BSD-Tahoe: send only the missing segment, then restore `snd_nxt`.
+    Restore,
+}
+
+/// Which fast-recovery code Reno follows (spec §4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenoFlavour {
+    /// ns-2 `Agent/TCP/Reno`: separate `dupwnd`, the `recover` guard (bugFix_).
+    Ns2,
+    /// 4.4BSD-Lite: inflate `cwnd` itself; deflate on a new ACK only after more than 3 DAs.
+    Bsd,
+}
+
+/// How the retransmission timer fires (spec §3.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerMode {
+    /// ns-2: exact expiry events; RTT samples quantised by a per-host tick clock whose phase is
+    /// `boot_phase` (drawn uniformly in `[0, G)` by the facade, or zero).
+    Exact,
+    /// 4.3BSD: one global slow clock of period G; the timer is a tick down-counter.
+    Tick,
+}
+
+/// Retransmission-timeout bounds, per profile family (spec §3.6 table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoBounds {
+    /// ns-2 `rtt_timeout()`: optional `minrto_` clamp (before back-off when `rfc2988`),
+    /// `maxrto_` cap, then a floor of 2 ticks.
+    Ns2 {
+        min_rto: SimDuration,
+        clamp_before_backoff: bool,
+        max_rto: SimDuration,
+    },
+    /// BSD `TCPT_RANGESET(rto_base · backoff, t_rttmin, 128 ticks)`.
+    Bsd { min_ticks: u32, max_ticks: u32 },
+}
+
+/// Receiver ACK policy (spec §2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckPolicy {
+    /// One immediate ACK per arriving data segment (ns-2 `Agent/TCPSink`).
+    EveryPacket,
+    /// ns-2 `DelAck` sink: hold an in-order ACK for `interval`; ACK every second segment.
+    DelayedNs2 { interval: SimDuration },
+    /// 4.3BSD: a global 200 ms fast timer flushes held ACKs; every second segment is ACKed now.
+    DelayedBsd,
+}
+
+/// Everything a sender needs. Built from a [`Profile`] and then overridden field by field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SenderConfig {
+    pub seq_mode: SeqMode,
+    pub variant: Variant,
+    /// Payload bytes per full segment (ns-2 `packetSize_`, BSD MSS).
+    pub mss: u32,
+    /// Header bytes added on the wire to a data segment (0 for `ns2_2000`, whose packet size is
+    /// the whole packet; 40 otherwise).
+    pub header_bytes: u32,
+    /// Receiver window: packets in packet mode (ns-2 `window_`), bytes in byte mode (the
+    /// receiver's advertised window; updated from ACKs).
+    pub rwnd: u64,
+    /// Initial congestion window in segments (ns-2 `windowInit_`, BSD 1).
+    pub initial_window: u32,
+    /// ns-2 `syn_`: packet 0 is a 40-byte opening packet and `initial_window` applies once it is
+    /// ACKed (`delay_growth_`).
+    pub syn: bool,
+    /// Duplicate-ACK threshold (3 everywhere).
+    pub dupthresh: u32,
+    /// `false` gives recovery by timeout only (ns-2 `noFastRetrans_`; seed 000 Tables 1–2).
+    pub fast_retransmit: bool,
+    /// ns-2 `bugFix_`: at most one fast retransmit per window (`recover` guard).
+    pub ns2_bugfix: bool,
+    /// ns-2 `exitFastRetrans_` (ns-2.35): no window inflation after a declined fast retransmit.
+    pub exit_fast_retrans: bool,
+    pub tahoe_resume: TahoeResume,
+    pub reno_flavour: RenoFlavour,
+    /// ns-2 `precisionReduce_`: fractional window halving.
+    pub precise_halving: bool,
+    /// 4.3BSD-Reno congestion-avoidance extra `MSS/8` term (spec §3.3).
+    pub reno_ca_extra: bool,
+    /// Window-scale shift used for the BSD cwnd cap `65535 << scale`.
+    pub window_scale: u8,
+    /// ns-2 `maxcwnd_` in packets (0 = none).
+    pub max_cwnd: u32,
+    /// ns-2 `maxburst_`: packets per send-loop call (0 = unlimited).
+    pub max_burst: u32,
+    pub timer_mode: TimerMode,
+    /// TCP clock granularity G (ns-2 `tcpTick_`, BSD slow-timer period).
+    pub tick: SimDuration,
+    /// RTO before the first RTT sample.
+    pub initial_rto: SimDuration,
+    pub rto_bounds: RtoBounds,
+    /// ns-2 `timerfix_` (from 2001): re-arm the timer after, not before, the RTT update on a
+    /// new ACK. BSD re-arms after.
+    pub timer_fix: bool,
+    /// ns-2 `restart_bugfix_`: a timeout with nothing outstanding does not cut ssthresh.
+    pub restart_bugfix: bool,
+}
+
+/// Everything a receiver needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReceiverConfig {
+    pub seq_mode: SeqMode,
+    pub mss: u32,
+    /// Header bytes of a data segment on the wire (for wire-byte goodput).
+    pub header_bytes: u32,
+    /// Size of a pure ACK on the wire (ns-2 sink `packetSize_` = 40).
+    pub ack_bytes: u32,
+    pub ack_policy: AckPolicy,
+    /// ns-2 `RFC2581_immediate_ack_`: ACK a gap-filling segment at once.
+    pub immediate_ack_on_gap_fill: bool,
+    /// Receiver buffer in bytes (byte mode); the advertised window is derived from it.
+    pub rbuf_bytes: u64,
+    /// RFC 1323 window scaling on.
+    pub window_scaling: bool,
+}
+
+impl ReceiverConfig {
+    /// Window-scale shift: the smallest `s` with `rbuf >> s <= 65535` (0 without scaling).
+    pub fn window_scale(&self) -> u8 {
+        if !self.window_scaling {
+            return 0;
+        }
+        let mut s = 0u8;
+        while s < 14 && (self.rbuf_bytes >> s) > 65_535 {
+            s += 1;
+        }
+        s
+    }
+
+    /// The window advertised in every ACK, in bytes (spec §2.6): the 16-bit field holds
+    /// `rbuf >> s` (clipped to 65535), scaled back by `2^s`.
+    pub fn advertised_window(&self) -> u64 {
+        let s = self.window_scale();
+        (self.rbuf_bytes >> s).min(65_535) << s
+    }
+}
+
+/// Named presets (spec §0). `ns2_2002` and `ns2_235` differ from `ns2_2000` only in switch
+/// values, which is the point of the switch structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// ns-2 of 1999–2000 (seed 004).
+    Ns2_2000,
+    /// ns-2.1b9a, July 2002 (seed 002).
+    Ns2_2002,
+    /// A modern ns-2.35 build.
+    Ns2_235,
+    /// The authors' own simulators modelled on 4.3BSD (seeds 000, 001, 003).
+    Bsd,
+}
+
+impl Profile {
+    pub const NAMES: [&'static str; 4] = ["ns2_2000", "ns2_2002", "ns2_235", "bsd"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "ns2_2000" => Self::Ns2_2000,
+            "ns2_2002" => Self::Ns2_2002,
+            "ns2_235" => Self::Ns2_235,
+            "bsd" => Self::Bsd,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ns2_2000 => "ns2_2000",
+            Self::Ns2_2002 => "ns2_2002",
+            Self::Ns2_235 => "ns2_235",
+            Self::Bsd => "bsd",
+        }
+    }
+
+    /// The sender preset for `variant`.
+    pub fn sender(self, variant: Variant) -> SenderConfig {
+        let ns2_2000 = SenderConfig {
+            seq_mode: SeqMode::Packets,
+            variant,
+            mss: 1000,
+            header_bytes: 0,
+            rwnd: 20,
+            initial_window: 1,
+            syn: false,
+            dupthresh: 3,
+            fast_retransmit: true,
+            ns2_bugfix: true,
+            exit_fast_retrans: false,
+            tahoe_resume: TahoeResume::GoBackN,
+            reno_flavour: RenoFlavour::Ns2,
+            precise_halving: false,
+            reno_ca_extra: false,
+            window_scale: 0,
+            max_cwnd: 0,
+            max_burst: 0,
+            timer_mode: TimerMode::Exact,
+            tick: SimDuration::from_millis(100),
+            initial_rto: SimDuration::from_secs(6),
+            rto_bounds: RtoBounds::Ns2 {
+                min_rto: SimDuration::ZERO,
+                clamp_before_backoff: false,
+                max_rto: SimDuration::from_secs(64),
+            },
+            timer_fix: false,
+            restart_bugfix: true,
+        };
+        match self {
+            Self::Ns2_2000 => ns2_2000,
+            Self::Ns2_2002 => SenderConfig {
+                header_bytes: 40,
+                initial_window: 2,
+                syn: true,
+                timer_fix: true,
+                tick: SimDuration::from_millis(10),
+                rto_bounds: RtoBounds::Ns2 {
+                    min_rto: SimDuration::from_secs(1),
+                    clamp_before_backoff: true,
+                    max_rto: SimDuration::from_secs(64),
+                },
+                ..ns2_2000
+            },
+            Self::Ns2_235 => SenderConfig {
+                header_bytes: 40,
+                initial_window: 2,
+                syn: true,
+                tick: SimDuration::from_millis(10),
+                timer_fix: true,
+                initial_rto: SimDuration::from_secs(3),
+                rto_bounds: RtoBounds::Ns2 {
+                    min_rto: SimDuration::from_millis(200),
+                    clamp_before_backoff: true,
+                    max_rto: SimDuration::from_secs(60),
+                },
+                precise_halving: true,
+                exit_fast_retrans: true,
+                ..ns2_2000
+            },
+            Self::Bsd => SenderConfig {
+                seq_mode: SeqMode::Bytes,
+                mss: 512,
+                header_bytes: 40,
+                rwnd: 65_535,
+                ns2_bugfix: false,
+                tahoe_resume: TahoeResume::Restore,
+                reno_flavour: RenoFlavour::Bsd,
+                timer_mode: TimerMode::Tick,
+                tick: SimDuration::from_millis(500),
+                rto_bounds: RtoBounds::Bsd {
+                    min_ticks: 2,
+                    max_ticks: 128,
+                },
+                timer_fix: true,
+                restart_bugfix: false,
+                ..ns2_2000
+            },
+        }
+    }
+
+    /// The receiver preset.
+    pub fn receiver(self) -> ReceiverConfig {
+        let ns2 = ReceiverConfig {
+            seq_mode: SeqMode::Packets,
+            mss: 1000,
+            header_bytes: 0,
+            ack_bytes: 40,
+            ack_policy: AckPolicy::EveryPacket,
+            immediate_ack_on_gap_fill: true,
+            rbuf_bytes: 0,
+            window_scaling: false,
+        };
+        match self {
+            Self::Ns2_2000 => ns2,
+            Self::Ns2_2002 | Self::Ns2_235 => ReceiverConfig {
+                header_bytes: 40,
+                ..ns2
+            },
+            Self::Bsd => ReceiverConfig {
+                seq_mode: SeqMode::Bytes,
+                mss: 512,
+                header_bytes: 40,
+                ack_policy: AckPolicy::DelayedBsd,
+                rbuf_bytes: 65_535,
+                ..ns2
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rx(rbuf: u64, scaling: bool) -> ReceiverConfig {
+        ReceiverConfig {
+            rbuf_bytes: rbuf,
+            window_scaling: scaling,
+            ..Profile::Bsd.receiver()
+        }
+    }
+
+    #[test]
+    fn window_scaling_matches_spec_examples() {
+        // spec §2.6: 600000 → s = 4, advertised 600000; 16 × 64 KB → s = 5, advertised 1048576.
+        assert_eq!(rx(600_000, true).window_scale(), 4);
+        assert_eq!(rx(600_000, true).advertised_window(), 600_000);
+        assert_eq!(rx(1_048_576, true).window_scale(), 5);
+        assert_eq!(rx(1_048_576, true).advertised_window(), 1_048_576);
+        // Without scaling the 16-bit field caps the window.
+        assert_eq!(rx(600_000, false).advertised_window(), 65_535);
+        assert_eq!(rx(65_536, false).advertised_window(), 65_535);
+        // A buffer that is not a multiple of 2^s is truncated to one.
+        assert_eq!(rx(600_017, true).advertised_window(), 600_016);
+    }
+
+    #[test]
+    fn profiles_differ_only_in_switches() {
+        let a = Profile::Ns2_2000.sender(Variant::Reno);
+        let b = Profile::Ns2_2002.sender(Variant::Reno);
+        assert_eq!(b.tick, SimDuration::from_millis(10));
+        assert!(b.syn && !a.syn);
+        assert_eq!(
+            SenderConfig {
+                header_bytes: 0,
+                initial_window: 1,
+                syn: false,
+                timer_fix: false,
+                tick: a.tick,
+                rto_bounds: a.rto_bounds,
+                ..b
+            },
+            a
+        );
+        for name in Profile::NAMES {
+            assert_eq!(Profile::from_name(name).unwrap().name(), name);
+        }
+    }
+}

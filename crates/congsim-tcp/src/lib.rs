@@ -1,0 +1,30 @@
+//! # congsim-tcp: sans-IO TCP senders and receivers
+//!
+//! Implements `spec/tcp.md` for the foundation: Tahoe (fast retransmit on or off) and Reno,
+//! in both sequence models (ns-2 packet-numbered and 4.3BSD byte-numbered), with both timer
+//! mechanisms (ns-2 exact-time expiry with tick-quantised RTT samples; the BSD global tick
+//! clock), Karn's rule, exponential back-off, receiver window and window scaling, and delayed
+//! ACKs.
+//!
+//! Every endpoint is a state machine driven by its caller, with no clock of its own:
+//!
+//! * input: [`TcpSender::on_ack`], [`TcpSender::on_timeout`], [`TcpSender::on_slow_tick`]
+//!   (and the receiver's `on_data`, `on_timeout`, `on_fast_tick`);
+//! * output: [`TcpSender::poll_transmit`] drains the segments to send;
+//! * wake-up: [`TcpSender::next_timeout`] is the next instant it must be woken at.
+//!
+//! The pieces are cut as the spec cuts them: [`config`] holds the switches and the named
+//! [`Profile`] presets, [`window`] the congestion-window arithmetic (growth and halving per
+//! profile), [`recovery`] the loss-recovery state machines (Tahoe, Reno), [`rtt`] the RTT
+//! estimator and retransmission-timeout computation.
+
+pub mod config;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod sender;
+pub mod window;
+
+pub use config::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
+pub use receiver::{ReceiverStats, TcpReceiver};
+pub use sender::{Segment, SenderStats, TcpSender};

@@ -1,0 +1,83 @@
+//! Reno (spec §4.2): fast retransmit and fast recovery with window inflation, in the ns-2
+//! flavour (`dupwnd`, `recover` guard) and the 4.4BSD-Lite flavour (inflated `cwnd`).
+
+use crate::config::RenoFlavour;
+use crate::sender::{CwndAction, SendCause, TcpSender};
+use congsim_core::time::SimTime;
+
+pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
+    let thresh = s.cfg.dupthresh;
+    match s.cfg.reno_flavour {
+        RenoFlavour::Ns2 => {
+            if s.dupacks == thresh {
+                let entered = super::ns2_guard_allows(s);
+                if entered {
+                    enter(s, now);
+                }
+                // Before ns-2.35 (exitFastRetrans_ off) the window is inflated even when the
+                // guard declined the fast retransmit.
+                if entered || !s.cfg.exit_fast_retrans {
+                    s.dupwnd = u64::from(thresh);
+                }
+            } else if s.dupacks > thresh
+                && (!s.cfg.exit_fast_retrans || s.last_cwnd_action == CwndAction::DupAck)
+            {
+                s.dupwnd += 1;
+            }
+        }
+        RenoFlavour::Bsd => {
+            if s.dupacks == thresh {
+                enter(s, now);
+                //= 4.4BSD: snd_cwnd = snd_ssthresh + maxseg * t_dupacks
+                s.window.set_ssthresh_plus(u64::from(thresh));
+            } else if s.dupacks > thresh {
+                s.window.inflate_one();
+            }
+        }
+    }
+}
+
+/// Fast retransmit and entry into fast recovery.
+fn enter(s: &mut TcpSender, now: SimTime) {
+    s.recover = s.maxseq();
+    s.last_cwnd_action = CwndAction::DupAck;
+    let half = s.cut_window();
+    s.window.set_segments(half);
+    s.stats.fast_retransmits += 1;
+    s.stats.fast_recoveries += 1;
+    s.in_fast_recovery = true;
+    s.cancel_rtt_timing();
+    // Restart the timer without back-off, then resend the first unacknowledged segment.
+    s.cancel_timer();
+    s.arm_timer(now);
+    s.output(now, s.snd_una, SendCause::FastRetransmit);
+}
+
+pub(super) fn on_new_ack(s: &mut TcpSender) {
+    match s.cfg.reno_flavour {
+        RenoFlavour::Ns2 => {
+            // Any new ACK, full or partial, ends fast recovery; cwnd already holds the halved
+            // window.
+            if s.last_cwnd_action == CwndAction::DupAck {
+                s.last_cwnd_action = CwndAction::Exited;
+            }
+            s.dupwnd = 0;
+        }
+        RenoFlavour::Bsd => {
+            //= 4.4BSD-Lite: if (t_dupacks > tcprexmtthresh && snd_cwnd > snd_ssthresh)
+            //=                  snd_cwnd = snd_ssthresh
+            if s.dupacks > s.cfg.dupthresh && s.window.above_ssthresh() {
+                s.window.set_ssthresh_plus(0);
+            }
+        }
+    }
+    s.in_fast_recovery = false;
+}
+
+pub(super) fn on_timeout(s: &mut TcpSender) {
+    s.dupwnd = 0;
+    s.dupacks = 0;
+    if s.cfg.ns2_bugfix {
+        s.recover = s.maxseq();
+    }
+}

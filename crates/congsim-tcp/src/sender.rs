@@ -1,0 +1,518 @@
+//! The TCP sender (spec `tcp.md` §3): send loop, ACK processing, RTT timing, retransmit timer
+//! in both mechanisms, timeouts with go-back-N. Variant-specific loss recovery is delegated to
+//! [`crate::recovery`].
+//!
+//! Internally every sequence is a *segment index* (0, 1, 2, …); the wire carries packet
+//! numbers (packet mode) or byte numbers (byte mode, segment `i` starting at byte `i · MSS`).
+
+use crate::config::{SenderConfig, SeqMode, TimerMode};
+use crate::recovery;
+use crate::rtt::RttEstimator;
+use crate::window::CongestionWindow;
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::wire::{TcpFlags, TcpHeader};
+
+/// Size of the ns-2 connection-opening packet (`tcpip_base_hdr_size_`).
+const SYN_BYTES: u32 = 40;
+
+/// A segment handed to the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub header: TcpHeader,
+    /// Bytes on the wire.
+    pub wire_bytes: u32,
+}
+
+/// ns-2 `last_cwnd_action_`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndAction {
+    None,
+    DupAck,
+    Timeout,
+    Exited,
+}
+
+/// Why a segment was (re)sent, for `retx_by_cause`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendCause {
+    /// The send loop (new data, or go-back-N resends after a timeout or a Tahoe fast
+    /// retransmit).
+    Window,
+    /// A fast retransmission of the first unacknowledged segment.
+    FastRetransmit,
+}
+
+/// Per-connection counters (spec §5).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    pub data_pkts_sent: u64,
+    pub data_bytes_sent: u64,
+    pub retx_pkts: u64,
+    pub retx_bytes: u64,
+    /// Retransmissions by the send loop after a timeout or a go-back-N Tahoe recovery.
+    pub retx_go_back_n: u64,
+    /// Fast retransmissions.
+    pub retx_fast: u64,
+    /// RTO expiries that cut the window.
+    pub timeouts: u64,
+    /// Every RTO expiry.
+    pub timeouts_all: u64,
+    pub fast_retransmits: u64,
+    pub fast_recoveries: u64,
+    pub cwnd_cuts: u64,
+    pub acks_rcvd: u64,
+    pub dupacks_rcvd: u64,
+    /// RTT samples taken (Karn): count, and exact RTTs in seconds.
+    pub rtt_samples: u64,
+    pub rtt_sum_s: f64,
+    pub rtt_sum_sq_s: f64,
+    pub rtt_min_s: f64,
+    pub rtt_max_s: f64,
+    /// Sum of the tick-quantised samples, in seconds.
+    pub rtt_quantised_sum_s: f64,
+}
+
+pub struct TcpSender {
+    pub(crate) cfg: SenderConfig,
+    pub(crate) window: CongestionWindow,
+    pub(crate) rtt: RttEstimator,
+    /// First unacknowledged segment.
+    pub(crate) snd_una: u64,
+    /// Next segment the send loop sends (ns-2 `t_seqno_`).
+    pub(crate) snd_nxt: u64,
+    /// One past the highest segment ever sent (ns-2 `maxseq_ + 1`).
+    pub(crate) snd_max: u64,
+    /// One past the last segment the application has supplied (`u64::MAX`: infinite source).
+    end: u64,
+    /// Application bytes of a finite transfer (for the short last segment in byte mode).
+    transfer_bytes: Option<u64>,
+    /// Receiver window: packets (packet mode) or bytes (byte mode).
+    pub(crate) rwnd: u64,
+    pub(crate) dupacks: u32,
+    /// ns-2 `recover_`, as a packet number (−1 style values allowed).
+    pub(crate) recover: i64,
+    pub(crate) last_cwnd_action: CwndAction,
+    /// ns-2 Reno `dupwnd_` (packets added to the usable window during fast recovery).
+    pub(crate) dupwnd: u64,
+    /// In fast recovery (for traces and the state column).
+    pub(crate) in_fast_recovery: bool,
+    // RTT timing (one segment at a time, Karn).
+    rtt_active: bool,
+    rtt_seg: u64,
+    rtt_sent_at: SimTime,
+    /// BSD `t_rtt`: ticks since timing started, counting from 1.
+    rtt_ticks: i64,
+    /// Phase of this host's ns-2 tick clock (`boot_time_`).
+    boot_phase: SimDuration,
+    // Retransmit timer.
+    rto_deadline: Option<SimTime>,
+    rto_countdown: u32,
+    outbox: Vec<Segment>,
+    pub(crate) stats: SenderStats,
+    completed_at: Option<SimTime>,
+    started: bool,
+}
+
+impl TcpSender {
+    /// A sender with `boot_phase` in `[0, tick)` (ns-2 exact timer mode; ignored otherwise).
+    pub fn new(cfg: SenderConfig, boot_phase: SimDuration) -> Self {
+        let window = CongestionWindow::new(&cfg);
+        let rtt = RttEstimator::new(cfg.tick, cfg.initial_rto, cfg.rto_bounds);
+        Self {
+            rwnd: cfg.rwnd,
+            window,
+            rtt,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            end: 0,
+            transfer_bytes: None,
+            dupacks: 0,
+            recover: 0,
+            last_cwnd_action: CwndAction::None,
+            dupwnd: 0,
+            in_fast_recovery: false,
+            rtt_active: false,
+            rtt_seg: 0,
+            rtt_sent_at: SimTime::ZERO,
+            rtt_ticks: 0,
+            boot_phase,
+            rto_deadline: None,
+            rto_countdown: 0,
+            outbox: Vec::new(),
+            stats: SenderStats {
+                rtt_min_s: f64::INFINITY,
+                ..SenderStats::default()
+            },
+            completed_at: None,
+            started: false,
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &SenderConfig {
+        &self.cfg
+    }
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+    pub fn cwnd_segments(&self) -> f64 {
+        self.window.cwnd_segments()
+    }
+    pub fn ssthresh_segments(&self) -> f64 {
+        self.window.ssthresh_segments()
+    }
+    pub fn rto(&self) -> SimDuration {
+        self.rtt.rto()
+    }
+    pub fn srtt_secs(&self) -> f64 {
+        self.rtt.srtt_secs()
+    }
+    pub fn in_fast_recovery(&self) -> bool {
+        self.in_fast_recovery
+    }
+    /// When the last byte of a finite transfer was cumulatively ACKed.
+    pub fn completed_at(&self) -> Option<SimTime> {
+        self.completed_at
+    }
+
+    /// Segments (not counting the ns-2 opening packet) that the transfer consists of.
+    fn first_data_segment(&self) -> u64 {
+        u64::from(self.cfg.syn)
+    }
+
+    /// The application starts: `bytes` to send, or an infinite source.
+    pub fn start(&mut self, now: SimTime, bytes: Option<u64>) {
+        let mss = u64::from(self.cfg.mss);
+        self.transfer_bytes = bytes;
+        self.end = match bytes {
+            // ns-2 sends ceil(S / size) full-size packets; BSD sends a short last segment.
+            Some(b) => self.first_data_segment() + b.div_ceil(mss),
+            None => u64::MAX,
+        };
+        self.started = true;
+        self.send_much(now);
+    }
+
+    /// The application stops supplying new data (ns-2 FTP `stop`).
+    pub fn stop(&mut self) {
+        self.end = self.end.min(self.snd_max);
+    }
+
+    pub(crate) fn payload_of(&self, seg: u64) -> u32 {
+        if self.cfg.syn && seg == 0 {
+            return 0;
+        }
+        match (self.cfg.seq_mode, self.transfer_bytes) {
+            (SeqMode::Bytes, Some(total)) => {
+                let start = seg * u64::from(self.cfg.mss);
+                (total.saturating_sub(start)).min(u64::from(self.cfg.mss)) as u32
+            }
+            _ => self.cfg.mss,
+        }
+    }
+
+    fn wire_seq(&self, seg: u64) -> u64 {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => seg,
+            SeqMode::Bytes => seg * u64::from(self.cfg.mss),
+        }
+    }
+
+    /// Highest packet number cumulatively ACKed (ns-2 `highest_ack_`).
+    pub(crate) fn highest_ack(&self) -> i64 {
+        self.snd_una as i64 - 1
+    }
+    /// Highest packet number sent (ns-2 `maxseq_`).
+    pub(crate) fn maxseq(&self) -> i64 {
+        self.snd_max as i64 - 1
+    }
+
+    fn window_allows(&self, seg: u64) -> bool {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => seg < self.snd_una + self.window.usable(self.rwnd, self.dupwnd),
+            SeqMode::Bytes => {
+                let mss = u64::from(self.cfg.mss);
+                let end_byte = seg * mss + u64::from(self.payload_of(seg));
+                end_byte - self.snd_una * mss <= self.window.usable(self.rwnd, 0)
+            }
+        }
+    }
+
+    /// The send loop (spec §3.2).
+    pub(crate) fn send_much(&mut self, now: SimTime) {
+        if !self.started {
+            return;
+        }
+        let mut sent = 0;
+        while self.snd_nxt < self.end && self.window_allows(self.snd_nxt) {
+            self.output(now, self.snd_nxt, SendCause::Window);
+            self.snd_nxt += 1;
+            sent += 1;
+            if self.cfg.max_burst > 0 && sent == self.cfg.max_burst {
+                break;
+            }
+        }
+    }
+
+    /// Transmits segment `seg` (ns-2 `output()`).
+    pub(crate) fn output(&mut self, now: SimTime, seg: u64, cause: SendCause) {
+        let payload = self.payload_of(seg);
+        let is_syn = self.cfg.syn && seg == 0;
+        let wire_bytes = if is_syn {
+            SYN_BYTES
+        } else {
+            payload + self.cfg.header_bytes
+        };
+        let nothing_outstanding = self.snd_una == self.snd_max;
+        let is_retransmission = seg < self.snd_max;
+        self.stats.data_pkts_sent += 1;
+        self.stats.data_bytes_sent += u64::from(payload);
+        if is_retransmission {
+            self.stats.retx_pkts += 1;
+            self.stats.retx_bytes += u64::from(payload);
+            match cause {
+                SendCause::Window => self.stats.retx_go_back_n += 1,
+                SendCause::FastRetransmit => self.stats.retx_fast += 1,
+            }
+        } else {
+            self.snd_max = seg + 1;
+            if !self.rtt_active {
+                self.rtt_active = true;
+                self.rtt_seg = seg;
+                self.rtt_sent_at = now;
+                self.rtt_ticks = 1;
+            }
+        }
+        let header = TcpHeader {
+            seq: self.wire_seq(seg),
+            ack: 0,
+            payload_bytes: payload,
+            window_bytes: 0,
+            flags: TcpFlags {
+                syn: is_syn,
+                ..TcpFlags::default()
+            },
+            is_data: true,
+            tx_count: u16::from(is_retransmission),
+        };
+        self.outbox.push(Segment { header, wire_bytes });
+        if !self.timer_pending() || nothing_outstanding {
+            self.arm_timer(now);
+        }
+    }
+
+    // ---- retransmit timer -------------------------------------------------------------------
+
+    pub(crate) fn timer_pending(&self) -> bool {
+        match self.cfg.timer_mode {
+            TimerMode::Exact => self.rto_deadline.is_some(),
+            TimerMode::Tick => self.rto_countdown > 0,
+        }
+    }
+
+    /// (Re-)arms the retransmit timer with the current RTO, back-off included.
+    pub(crate) fn arm_timer(&mut self, now: SimTime) {
+        match self.cfg.timer_mode {
+            TimerMode::Exact => self.rto_deadline = Some(now + self.rtt.rto()),
+            TimerMode::Tick => self.rto_countdown = self.rtt.rto_ticks(),
+        }
+    }
+
+    pub(crate) fn cancel_timer(&mut self) {
+        self.rto_deadline = None;
+        self.rto_countdown = 0;
+    }
+
+    /// Abandons the RTT measurement in progress (Karn: any retransmission does this).
+    pub(crate) fn cancel_rtt_timing(&mut self) {
+        self.rtt_active = false;
+        self.rtt_ticks = 0;
+    }
+
+    /// The instant the caller must call [`Self::on_timeout`] (exact mode only; the tick mode is
+    /// driven by [`Self::on_slow_tick`]).
+    pub fn next_timeout(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    /// Exact-mode wake-up. Stale wake-ups (the timer was re-armed later) are ignored.
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.rto_deadline = None;
+            self.timeout(now);
+        }
+    }
+
+    /// A boundary of the global slow clock (tick mode): the BSD `tcp_slowtimo`.
+    pub fn on_slow_tick(&mut self, now: SimTime) {
+        if self.cfg.timer_mode != TimerMode::Tick {
+            return;
+        }
+        if self.rto_countdown > 0 {
+            self.rto_countdown -= 1;
+            if self.rto_countdown == 0 {
+                self.timeout(now);
+            }
+        }
+        if self.rtt_active {
+            self.rtt_ticks += 1;
+        }
+    }
+
+    /// Retransmission timeout, common action (spec §3.7).
+    fn timeout(&mut self, now: SimTime) {
+        self.stats.timeouts_all += 1;
+        recovery::on_timeout(self);
+        let nothing_outstanding = self.snd_una == self.snd_max;
+        let restart_only = nothing_outstanding && self.cfg.restart_bugfix;
+        if restart_only {
+            self.stats.cwnd_cuts += 1;
+            self.window.set_segments(1.0);
+        } else {
+            self.recover = self.maxseq();
+            self.cut_window();
+            self.window.set_segments(1.0);
+            self.stats.timeouts += 1;
+        }
+        self.last_cwnd_action = CwndAction::Timeout;
+        self.in_fast_recovery = false;
+        if !restart_only {
+            self.rtt.back_off();
+        }
+        self.arm_timer(now);
+        self.cancel_rtt_timing();
+        // Go-back-N: everything after the hole is sent again.
+        self.snd_nxt = self.snd_una;
+        self.dupacks = 0;
+        self.send_much(now);
+    }
+
+    /// `ssthresh` from half of `min(cwnd, rwnd)` (spec §3.4); returns the halved window.
+    pub(crate) fn cut_window(&mut self) -> f64 {
+        self.stats.cwnd_cuts += 1;
+        self.window.halve(self.rwnd)
+    }
+
+    // ---- ACK processing ---------------------------------------------------------------------
+
+    fn ack_to_segments(&self, ack: u64) -> u64 {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => ack,
+            SeqMode::Bytes => ack.div_ceil(u64::from(self.cfg.mss)),
+        }
+    }
+
+    /// An ACK arrives.
+    pub fn on_ack(&mut self, now: SimTime, ack: &TcpHeader) {
+        self.stats.acks_rcvd += 1;
+        let window_changed = match self.cfg.seq_mode {
+            SeqMode::Bytes if ack.window_bytes != self.rwnd => {
+                self.rwnd = ack.window_bytes;
+                true
+            }
+            _ => false,
+        };
+        let ack_seg = self.ack_to_segments(ack.ack).min(self.snd_max);
+        if ack_seg > self.snd_una {
+            self.new_ack(now, ack_seg);
+        } else if ack_seg == self.snd_una {
+            if self.is_duplicate(window_changed) {
+                self.stats.dupacks_rcvd += 1;
+                self.dupacks += 1;
+                recovery::on_dupack(self, now);
+            } else {
+                self.dupacks = 0;
+            }
+        } else {
+            // An old ACK: ns-2 ignores it and does not run the send loop.
+            return;
+        }
+        self.send_much(now);
+    }
+
+    /// The duplicate-ACK test: ns-2 checks nothing beyond `ack == last_ack`; BSD also needs
+    /// outstanding data, an unchanged window and a running retransmit timer (spec §1.2).
+    fn is_duplicate(&self, window_changed: bool) -> bool {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => true,
+            SeqMode::Bytes => {
+                !window_changed && self.snd_max > self.snd_una && self.timer_pending()
+            }
+        }
+    }
+
+    fn new_ack(&mut self, now: SimTime, ack_seg: u64) {
+        recovery::on_new_ack(self);
+        self.dupacks = 0;
+        let outstanding_after = ack_seg < self.snd_max;
+        if !self.cfg.timer_fix {
+            self.restart_or_cancel_timer(now, outstanding_after);
+        }
+        if self.rtt_active && ack_seg > self.rtt_seg {
+            self.take_rtt_sample(now);
+        }
+        if self.cfg.timer_fix {
+            self.restart_or_cancel_timer(now, outstanding_after);
+        }
+        self.snd_una = ack_seg;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        self.window.grow();
+        if self.cfg.syn && ack_seg == 1 {
+            //= ns-2 delay_growth_: the initial window applies once the opening packet is ACKed
+            self.window.set_segments(f64::from(self.cfg.initial_window));
+        }
+        if self.completed_at.is_none() && self.end != u64::MAX && self.snd_una >= self.end {
+            self.completed_at = Some(now);
+            self.cancel_timer();
+        }
+    }
+
+    fn restart_or_cancel_timer(&mut self, now: SimTime, outstanding_after: bool) {
+        if outstanding_after {
+            self.arm_timer(now);
+        } else {
+            self.cancel_timer();
+        }
+    }
+
+    fn take_rtt_sample(&mut self, now: SimTime) {
+        let exact = now.since(self.rtt_sent_at);
+        let ticks = match self.cfg.timer_mode {
+            TimerMode::Exact => {
+                //= tcp.md §3.6: m = floor((t_a − t_s + ((t_s + φ) mod G)) / G), at least 1
+                let g = self.cfg.tick.as_ps();
+                let offset = (self.rtt_sent_at.as_ps() + self.boot_phase.as_ps()) % g;
+                ((exact.as_ps() + offset) / g).max(1) as i64
+            }
+            TimerMode::Tick => self.rtt_ticks,
+        };
+        self.rtt.sample(ticks);
+        self.rtt_active = false;
+        self.rtt_ticks = 0;
+        let s = exact.as_secs_f64();
+        let st = &mut self.stats;
+        st.rtt_samples += 1;
+        st.rtt_sum_s += s;
+        st.rtt_sum_sq_s += s * s;
+        st.rtt_min_s = st.rtt_min_s.min(s);
+        st.rtt_max_s = st.rtt_max_s.max(s);
+        st.rtt_quantised_sum_s += ticks as f64 * self.cfg.tick.as_secs_f64();
+    }
+
+    /// Drains the segments produced since the last call.
+    pub fn poll_transmit(&mut self) -> Option<Segment> {
+        if self.outbox.is_empty() {
+            None
+        } else {
+            Some(self.outbox.remove(0))
+        }
+    }
+
+    /// Moves all pending segments into `out` (cheaper than repeated `poll_transmit`).
+    pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
+        out.append(&mut self.outbox);
+    }
+}

@@ -1,0 +1,285 @@
+//! Congestion-window arithmetic (spec `tcp.md` §3.3 growth, §3.4 halving), per sequence model.
+//!
+//! This is the "congestion ops" half of a TCP variant: how the window grows on a new ACK and
+//! how it is cut. Loss recovery (when to cut, what to retransmit) lives in `recovery`.
+
+use crate::config::{SenderConfig, SeqMode};
+
+/// The window state: packets (ns-2) or bytes (BSD).
+#[derive(Clone, Debug)]
+pub enum CongestionWindow {
+    /// ns-2: `cwnd` a float in packets, `ssthresh` an integer in packets.
+    Packets {
+        cwnd: f64,
+        ssthresh: u64,
+        precise_halving: bool,
+        max_cwnd: u64,
+    },
+    /// BSD: integer bytes, capped at `65535 << snd_scale`.
+    Bytes {
+        cwnd: u64,
+        ssthresh: u64,
+        mss: u64,
+        max_window: u64,
+        reno_ca_extra: bool,
+    },
+}
+
+impl CongestionWindow {
+    pub fn new(cfg: &SenderConfig) -> Self {
+        match cfg.seq_mode {
+            SeqMode::Packets => Self::Packets {
+                // With `syn`, the opening packet goes out with cwnd 1 and `initial_window`
+                // applies once it is ACKed (ns-2 delay_growth_).
+                cwnd: if cfg.syn {
+                    1.0
+                } else {
+                    f64::from(cfg.initial_window)
+                },
+                ssthresh: cfg.rwnd,
+                precise_halving: cfg.precise_halving,
+                max_cwnd: u64::from(cfg.max_cwnd),
+            },
+            SeqMode::Bytes => {
+                let max_window = 65_535u64 << cfg.window_scale;
+                Self::Bytes {
+                    cwnd: u64::from(cfg.initial_window) * u64::from(cfg.mss),
+                    ssthresh: max_window,
+                    mss: u64::from(cfg.mss),
+                    max_window,
+                    reno_ca_extra: cfg.reno_ca_extra,
+                }
+            }
+        }
+    }
+
+    /// One increment per new ACK (no byte counting): slow start or congestion avoidance.
+    pub fn grow(&mut self) {
+        match self {
+            Self::Packets {
+                cwnd,
+                ssthresh,
+                max_cwnd,
+                ..
+            } => {
+                //= ns-2 opencwnd(): slow start while cwnd_ < ssthresh_, else += 1/cwnd_
+                if *cwnd < *ssthresh as f64 {
+                    *cwnd += 1.0;
+                } else {
+                    *cwnd += 1.0 / *cwnd;
+                }
+                if *max_cwnd > 0 && (*cwnd as u64) > *max_cwnd {
+                    *cwnd = *max_cwnd as f64;
+                }
+            }
+            Self::Bytes {
+                cwnd,
+                ssthresh,
+                mss,
+                max_window,
+                reno_ca_extra,
+            } => {
+                //= 4.4BSD tcp_input: incr = maxseg; if (cw > ssthresh) incr = incr*incr/cw
+                let mut incr = *mss;
+                if *cwnd > *ssthresh {
+                    incr = *mss * *mss / *cwnd;
+                    if *reno_ca_extra {
+                        incr += *mss / 8;
+                    }
+                }
+                *cwnd = (*cwnd + incr).min(*max_window);
+            }
+        }
+    }
+
+    /// Sets `ssthresh` from half of `min(cwnd, rwnd)` (spec §3.4) and returns the halved window
+    /// in the window's own unit, for the variants that also halve `cwnd`.
+    ///
+    /// `rwnd` is in packets (packet mode) or bytes (byte mode).
+    pub fn halve(&mut self, rwnd: u64) -> f64 {
+        match self {
+            Self::Packets {
+                cwnd,
+                ssthresh,
+                precise_halving,
+                ..
+            } => {
+                let half = if *precise_halving {
+                    cwnd.min(rwnd as f64) / 2.0
+                } else {
+                    //= ns-2 slowdown(): halfwin = int(window() / 2)
+                    (((*cwnd as u64).min(rwnd)) / 2) as f64
+                };
+                *ssthresh = (half as u64).max(2);
+                half
+            }
+            Self::Bytes {
+                cwnd,
+                ssthresh,
+                mss,
+                ..
+            } => {
+                //= 4.4BSD: win = min(snd_wnd, snd_cwnd) / 2 / maxseg; if (win < 2) win = 2
+                let segments = ((*cwnd).min(rwnd) / 2 / *mss).max(2);
+                *ssthresh = segments * *mss;
+                *ssthresh as f64
+            }
+        }
+    }
+
+    /// `cwnd = n` segments.
+    pub fn set_segments(&mut self, n: f64) {
+        match self {
+            Self::Packets { cwnd, .. } => *cwnd = n.max(1.0),
+            Self::Bytes { cwnd, mss, .. } => *cwnd = ((n.max(1.0)) as u64) * *mss,
+        }
+    }
+
+    /// `cwnd = ssthresh + extra` segments (BSD Reno inflation and deflation).
+    pub fn set_ssthresh_plus(&mut self, extra_segments: u64) {
+        match self {
+            Self::Packets { cwnd, ssthresh, .. } => *cwnd = (*ssthresh + extra_segments) as f64,
+            Self::Bytes {
+                cwnd,
+                ssthresh,
+                mss,
+                ..
+            } => *cwnd = *ssthresh + extra_segments * *mss,
+        }
+    }
+
+    /// Adds one segment (BSD Reno window inflation per further duplicate ACK).
+    pub fn inflate_one(&mut self) {
+        match self {
+            Self::Packets { cwnd, .. } => *cwnd += 1.0,
+            Self::Bytes {
+                cwnd,
+                mss,
+                max_window,
+                ..
+            } => *cwnd = (*cwnd + *mss).min(*max_window),
+        }
+    }
+
+    /// `true` while `cwnd` exceeds `ssthresh`.
+    pub fn above_ssthresh(&self) -> bool {
+        match self {
+            Self::Packets { cwnd, ssthresh, .. } => *cwnd > *ssthresh as f64,
+            Self::Bytes { cwnd, ssthresh, .. } => *cwnd > *ssthresh,
+        }
+    }
+
+    /// `cwnd` in segments, for traces.
+    pub fn cwnd_segments(&self) -> f64 {
+        match self {
+            Self::Packets { cwnd, .. } => *cwnd,
+            Self::Bytes { cwnd, mss, .. } => *cwnd as f64 / *mss as f64,
+        }
+    }
+
+    /// `ssthresh` in segments, for traces.
+    pub fn ssthresh_segments(&self) -> f64 {
+        match self {
+            Self::Packets { ssthresh, .. } => *ssthresh as f64,
+            Self::Bytes { ssthresh, mss, .. } => *ssthresh as f64 / *mss as f64,
+        }
+    }
+
+    /// The usable window: whole packets `min(floor(cwnd) + extra, rwnd)` in packet mode, bytes
+    /// `min(cwnd, rwnd)` in byte mode.
+    pub fn usable(&self, rwnd: u64, extra_packets: u64) -> u64 {
+        match self {
+            Self::Packets { cwnd, .. } => (*cwnd as u64 + extra_packets).min(rwnd),
+            Self::Bytes { cwnd, .. } => (*cwnd).min(rwnd),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Profile, Variant};
+
+    fn ns2() -> CongestionWindow {
+        CongestionWindow::new(&SenderConfig {
+            rwnd: 1000,
+            ..Profile::Ns2_2000.sender(Variant::Reno)
+        })
+    }
+
+    fn bsd() -> CongestionWindow {
+        CongestionWindow::new(&Profile::Bsd.sender(Variant::Reno))
+    }
+
+    #[test]
+    fn slow_start_doubles_per_round_trip() {
+        let mut w = ns2();
+        let mut acks_per_rtt = 1;
+        for rtt in 0..5 {
+            assert_eq!(w.cwnd_segments(), f64::from(1 << rtt));
+            for _ in 0..acks_per_rtt {
+                w.grow();
+            }
+            acks_per_rtt *= 2;
+        }
+        let mut b = bsd();
+        for _ in 0..3 {
+            b.grow();
+        }
+        assert_eq!(b.cwnd_segments(), 4.0);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_about_one_segment_per_window() {
+        let mut w = ns2();
+        w.set_segments(10.0);
+        if let CongestionWindow::Packets { ssthresh, .. } = &mut w {
+            *ssthresh = 10;
+        }
+        for _ in 0..10 {
+            w.grow();
+        }
+        // Ten increments of 1/cwnd starting from 10 add just under one segment.
+        let c = w.cwnd_segments();
+        assert!((10.9..11.0).contains(&c), "{c}");
+        // BSD: integer bytes, cwnd += mss*mss/cwnd.
+        let mut b = bsd();
+        if let CongestionWindow::Bytes { cwnd, ssthresh, .. } = &mut b {
+            *cwnd = 5120;
+            *ssthresh = 1024;
+        }
+        b.grow();
+        assert_eq!(b.cwnd_segments() * 512.0, (5120 + 512 * 512 / 5120) as f64);
+    }
+
+    #[test]
+    fn halving_uses_min_of_cwnd_and_rwnd() {
+        let mut w = ns2();
+        w.set_segments(31.7);
+        assert_eq!(w.halve(1000), 15.0);
+        assert_eq!(w.ssthresh_segments(), 15.0);
+        assert_eq!(w.halve(8), 4.0, "rwnd limits the base");
+        w.set_segments(3.0);
+        assert_eq!(w.halve(1000), 1.0);
+        assert_eq!(w.ssthresh_segments(), 2.0, "ssthresh never below 2");
+        let mut b = bsd();
+        b.set_segments(9.0);
+        b.halve(65_535);
+        assert_eq!(
+            b.ssthresh_segments(),
+            4.0,
+            "floor(9*512/2/512) = 4 segments"
+        );
+        b.halve(1024);
+        assert_eq!(b.ssthresh_segments(), 2.0);
+    }
+
+    #[test]
+    fn bsd_window_is_capped_at_max_window() {
+        let mut b = bsd();
+        for _ in 0..1000 {
+            b.grow();
+        }
+        assert_eq!(b.usable(u64::MAX, 0), 65_535);
+    }
+}
