@@ -27,4 +27,4 @@ pub mod window;
 
 pub use config::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
 pub use receiver::{ReceiverStats, TcpReceiver};
-pub use sender::{Segment, SenderStats, TcpSender};
+pub use sender::{Segment, SenderStats, TcpSender, TraceEvent, TraceKind};

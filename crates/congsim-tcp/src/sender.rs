@@ -42,6 +42,34 @@ pub(crate) enum SendCause {
     FastRetransmit,
 }
 
+/// A congestion event, recorded when tracing is on (spec §5 traces).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceEvent {
+    pub time: SimTime,
+    pub kind: TraceKind,
+    /// Window state right after the event, in segments.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceKind {
+    FastRetransmit,
+    Timeout,
+    /// The first new ACK after a fast retransmit (end of fast recovery).
+    RecoveryExit,
+}
+
+impl TraceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FastRetransmit => "fast_retransmit",
+            Self::Timeout => "timeout",
+            Self::RecoveryExit => "recovery_exit",
+        }
+    }
+}
+
 /// Per-connection counters (spec §5).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SenderStats {
@@ -111,6 +139,10 @@ pub struct TcpSender {
     pub(crate) stats: SenderStats,
     completed_at: Option<SimTime>,
     started: bool,
+    /// Congestion events, when tracing is on (off by default: it costs memory).
+    trace: Option<Vec<TraceEvent>>,
+    /// A fast retransmit happened and no new ACK has arrived since.
+    awaiting_recovery_exit: bool,
 }
 
 impl TcpSender {
@@ -146,6 +178,8 @@ impl TcpSender {
             },
             completed_at: None,
             started: false,
+            trace: None,
+            awaiting_recovery_exit: false,
             cfg,
         }
     }
@@ -171,6 +205,32 @@ impl TcpSender {
     pub fn in_fast_recovery(&self) -> bool {
         self.in_fast_recovery
     }
+    /// Starts recording congestion events.
+    pub fn enable_trace(&mut self) {
+        self.trace.get_or_insert_with(Vec::new);
+    }
+
+    /// The congestion events recorded so far (empty unless tracing is on).
+    pub fn trace(&self) -> &[TraceEvent] {
+        self.trace.as_deref().unwrap_or(&[])
+    }
+
+    pub(crate) fn record(&mut self, time: SimTime, kind: TraceKind) {
+        match kind {
+            TraceKind::FastRetransmit => self.awaiting_recovery_exit = true,
+            TraceKind::Timeout | TraceKind::RecoveryExit => self.awaiting_recovery_exit = false,
+        }
+        let (cwnd, ssthresh) = (self.window.cwnd_segments(), self.window.ssthresh_segments());
+        if let Some(trace) = &mut self.trace {
+            trace.push(TraceEvent {
+                time,
+                kind,
+                cwnd,
+                ssthresh,
+            });
+        }
+    }
+
     /// When the last byte of a finite transfer was cumulatively ACKed.
     pub fn completed_at(&self) -> Option<SimTime> {
         self.completed_at
@@ -385,6 +445,7 @@ impl TcpSender {
         // Go-back-N: everything after the hole is sent again.
         self.snd_nxt = self.snd_una;
         self.dupacks = 0;
+        self.record(now, TraceKind::Timeout);
         self.send_much(now);
     }
 
@@ -463,6 +524,9 @@ impl TcpSender {
         if self.cfg.syn && ack_seg == 1 {
             //= ns-2 delay_growth_: the initial window applies once the opening packet is ACKed
             self.window.set_segments(f64::from(self.cfg.initial_window));
+        }
+        if self.awaiting_recovery_exit {
+            self.record(now, TraceKind::RecoveryExit);
         }
         if self.completed_at.is_none() && self.end != u64::MAX && self.snd_una >= self.end {
             self.completed_at = Some(now);

@@ -2,7 +2,7 @@
 //! flavour (`dupwnd`, `recover` guard) and the 4.4BSD-Lite flavour (inflated `cwnd`).
 
 use crate::config::RenoFlavour;
-use crate::sender::{CwndAction, SendCause, TcpSender};
+use crate::sender::{CwndAction, SendCause, TcpSender, TraceKind};
 use congsim_core::time::SimTime;
 
 pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
@@ -13,6 +13,7 @@ pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
                 let entered = super::ns2_guard_allows(s);
                 if entered {
                     enter(s, now);
+                    s.record(now, TraceKind::FastRetransmit);
                 }
                 // Before ns-2.35 (exitFastRetrans_ off) the window is inflated even when the
                 // guard declined the fast retransmit.
@@ -30,6 +31,7 @@ pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
                 enter(s, now);
                 //= 4.4BSD: snd_cwnd = snd_ssthresh + maxseg * t_dupacks
                 s.window.set_ssthresh_plus(u64::from(thresh));
+                s.record(now, TraceKind::FastRetransmit);
             } else if s.dupacks > thresh {
                 s.window.inflate_one();
             }

@@ -1,7 +1,7 @@
 //! Tahoe (spec §4.1): fast retransmit, then slow start from one segment.
 
 use crate::config::TahoeResume;
-use crate::sender::{CwndAction, SendCause, TcpSender};
+use crate::sender::{CwndAction, SendCause, TcpSender, TraceKind};
 use congsim_core::time::SimTime;
 
 pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
@@ -26,4 +26,5 @@ pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
             s.output(now, s.snd_una, SendCause::FastRetransmit);
         }
     }
+    s.record(now, TraceKind::FastRetransmit);
 }

@@ -1,0 +1,266 @@
+//! Sender rules with literal numbers: the caller plays the network, ACK by ACK.
+
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::wire::TcpHeader;
+use congsim_tcp::config::TahoeResume;
+use congsim_tcp::{Profile, SenderConfig, TcpSender, TimerMode, Variant};
+
+fn ms(v: u64) -> SimTime {
+    SimTime::from_millis(v)
+}
+
+/// Sequence numbers (and transmission counts) of the segments sent since the last call.
+fn sent(s: &mut TcpSender) -> Vec<(u64, u16)> {
+    let mut out = Vec::new();
+    s.drain_transmit(&mut out);
+    out.iter()
+        .map(|seg| (seg.header.seq, seg.header.tx_count))
+        .collect()
+}
+
+fn ack(s: &mut TcpSender, t: SimTime, next_expected: u64) {
+    s.on_ack(t, &TcpHeader::ack(next_expected, 0));
+}
+
+fn bsd_ack(s: &mut TcpSender, t: SimTime, segments: u64) {
+    s.on_ack(t, &TcpHeader::ack(512 * segments, 65_535));
+}
+
+/// An ns-2 sender in slow start, driven to cwnd 8 with p7..p14 outstanding.
+fn ns2_at_cwnd_8(variant: Variant, tweak: impl FnOnce(&mut SenderConfig)) -> TcpSender {
+    let mut cfg = SenderConfig {
+        rwnd: 100,
+        ..Profile::Ns2_2000.sender(variant)
+    };
+    tweak(&mut cfg);
+    let mut s = TcpSender::new(cfg, SimDuration::ZERO);
+    s.start(ms(0), None);
+    assert_eq!(sent(&mut s), [(0, 0)]);
+    for k in 1..=7 {
+        ack(&mut s, ms(10 * k), k);
+    }
+    assert_eq!(
+        s.cwnd_segments(),
+        8.0,
+        "one increment per new ACK in slow start"
+    );
+    let all: Vec<u64> = sent(&mut s).iter().map(|(q, _)| *q).collect();
+    assert_eq!(all, (1..=14).collect::<Vec<_>>());
+    s
+}
+
+/// A BSD sender (exact timer for brevity) driven to cwnd 8 segments, segments 7..14 out.
+fn bsd_at_cwnd_8(variant: Variant) -> TcpSender {
+    let cfg = SenderConfig {
+        timer_mode: TimerMode::Exact,
+        ..Profile::Bsd.sender(variant)
+    };
+    let mut s = TcpSender::new(cfg, SimDuration::ZERO);
+    s.start(ms(0), None);
+    for k in 1..=7u64 {
+        bsd_ack(&mut s, ms(10 * k), k);
+    }
+    assert_eq!(s.cwnd_segments(), 8.0);
+    sent(&mut s);
+    s
+}
+
+#[test]
+fn reno_halves_and_inflates_on_three_duplicate_acks() {
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |_| {});
+    ack(&mut s, ms(100), 7);
+    ack(&mut s, ms(101), 7);
+    assert!(
+        sent(&mut s).is_empty(),
+        "no sending on the first two duplicates"
+    );
+    ack(&mut s, ms(102), 7);
+    assert_eq!(
+        sent(&mut s),
+        [(7, 1)],
+        "fast retransmit of the first unacknowledged packet"
+    );
+    assert_eq!((s.cwnd_segments(), s.ssthresh_segments()), (4.0, 4.0));
+    assert_eq!(s.stats().fast_retransmits, 1);
+    assert_eq!(s.stats().fast_recoveries, 1);
+    ack(&mut s, ms(103), 7); // dupwnd 4: limit 6 + 8 = 14
+    assert!(sent(&mut s).is_empty());
+    ack(&mut s, ms(104), 7); // dupwnd 5: limit 15
+    assert_eq!(
+        sent(&mut s),
+        [(15, 0)],
+        "window inflation releases new data"
+    );
+    ack(&mut s, ms(120), 15);
+    assert!(!s.in_fast_recovery());
+    assert_eq!(s.ssthresh_segments(), 4.0);
+    assert_eq!(
+        s.cwnd_segments(),
+        4.25,
+        "deflated to ssthresh, then one CA increment"
+    );
+    assert_eq!(sent(&mut s), [(16, 0), (17, 0), (18, 0)]);
+}
+
+#[test]
+fn reno_guard_blocks_a_second_fast_retransmit_in_the_same_window() {
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |_| {});
+    for t in 100..103 {
+        ack(&mut s, ms(t), 7);
+    }
+    sent(&mut s);
+    // A partial ACK (7 retransmitted, 9 still missing) ends fast recovery …
+    ack(&mut s, ms(120), 9);
+    sent(&mut s);
+    // … and three more duplicates of it do not trigger another fast retransmit.
+    for t in 121..124 {
+        ack(&mut s, ms(t), 9);
+    }
+    assert!(
+        sent(&mut s).iter().all(|&(_, tx)| tx == 0),
+        "no retransmission"
+    );
+    assert_eq!(s.stats().fast_retransmits, 1);
+}
+
+#[test]
+fn tahoe_goes_back_to_one_segment_and_slow_start() {
+    let mut s = ns2_at_cwnd_8(Variant::Tahoe, |_| {});
+    for t in 100..103 {
+        ack(&mut s, ms(t), 7);
+    }
+    assert_eq!(sent(&mut s), [(7, 1)]);
+    assert_eq!((s.cwnd_segments(), s.ssthresh_segments()), (1.0, 4.0));
+    assert_eq!(s.stats().fast_recoveries, 0, "Tahoe has no fast recovery");
+    ack(&mut s, ms(103), 7);
+    ack(&mut s, ms(104), 7);
+    assert!(sent(&mut s).is_empty(), "no inflation");
+    ack(&mut s, ms(120), 15);
+    assert_eq!(s.cwnd_segments(), 2.0);
+    assert_eq!(sent(&mut s), [(15, 0), (16, 0)]);
+}
+
+#[test]
+fn bsd_tahoe_restores_snd_nxt_after_the_single_retransmission() {
+    let mut s = bsd_at_cwnd_8(Variant::Tahoe);
+    assert_eq!(s.config().tahoe_resume, TahoeResume::Restore);
+    for t in 100..103 {
+        bsd_ack(&mut s, ms(t), 7);
+    }
+    assert_eq!(sent(&mut s), [(512 * 7, 1)]);
+    assert_eq!(s.cwnd_segments(), 1.0);
+    bsd_ack(&mut s, ms(120), 15);
+    // cwnd 2 segments from snd_una = 15: segments 15 and 16 are new data.
+    assert_eq!(sent(&mut s), [(512 * 15, 0), (512 * 16, 0)]);
+}
+
+#[test]
+fn bsd_reno_inflates_cwnd_itself_and_deflates_after_more_than_three_dupacks() {
+    let mut s = bsd_at_cwnd_8(Variant::Reno);
+    for t in 100..103 {
+        bsd_ack(&mut s, ms(t), 7);
+    }
+    assert_eq!(sent(&mut s), [(512 * 7, 1)]);
+    // cwnd was 8 segments: ssthresh 4, cwnd = ssthresh + 3.
+    assert_eq!((s.ssthresh_segments(), s.cwnd_segments()), (4.0, 7.0));
+    bsd_ack(&mut s, ms(103), 7);
+    assert_eq!(s.cwnd_segments(), 8.0);
+    bsd_ack(&mut s, ms(120), 15);
+    // Deflated to ssthresh (2048 B); BSD grows in slow start while cwnd <= ssthresh: + 1 MSS.
+    assert_eq!(s.cwnd_segments() * 512.0, 2560.0);
+    bsd_ack(&mut s, ms(130), 16);
+    // Now above ssthresh: 2560 + 512*512/2560 = 2662 bytes (integer division).
+    assert_eq!(s.cwnd_segments() * 512.0, 2662.0);
+}
+
+#[test]
+fn no_fast_retransmit_waits_for_the_timeout_then_goes_back_n() {
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |c| c.fast_retransmit = false);
+    for t in 100..110 {
+        ack(&mut s, ms(t), 7);
+    }
+    assert!(sent(&mut s).is_empty());
+    assert_eq!(s.stats().fast_retransmits, 0);
+    let deadline = s.next_timeout().expect("timer armed");
+    s.on_timeout(deadline);
+    assert_eq!(
+        sent(&mut s),
+        [(7, 1)],
+        "cwnd 1: only the first hole goes out"
+    );
+    assert_eq!(s.stats().timeouts, 1);
+    ack(&mut s, deadline + SimDuration::from_millis(20), 8);
+    assert_eq!(
+        sent(&mut s),
+        [(8, 1), (9, 1)],
+        "go-back-N resends what the receiver may hold"
+    );
+}
+
+#[test]
+fn timeout_backs_off_the_initial_rto() {
+    let mut s = TcpSender::new(Profile::Ns2_2000.sender(Variant::Reno), SimDuration::ZERO);
+    s.start(ms(0), None);
+    sent(&mut s);
+    assert_eq!(s.next_timeout(), Some(SimTime::from_secs(6)));
+    s.on_timeout(SimTime::from_secs(5));
+    assert!(sent(&mut s).is_empty(), "a stale wake-up does nothing");
+    s.on_timeout(SimTime::from_secs(6));
+    assert_eq!(sent(&mut s), [(0, 1)]);
+    assert_eq!(
+        s.next_timeout(),
+        Some(SimTime::from_secs(18)),
+        "6 s doubled"
+    );
+    assert_eq!((s.cwnd_segments(), s.ssthresh_segments()), (1.0, 2.0));
+    assert_eq!(s.stats().timeouts, 1);
+}
+
+#[test]
+fn ns2_rtt_samples_count_tick_boundaries_crossed() {
+    let mut s = TcpSender::new(Profile::Ns2_2000.sender(Variant::Reno), SimDuration::ZERO);
+    s.start(ms(50), Some(2000));
+    sent(&mut s);
+    // Sent at 50 ms, ACKed at 260 ms: boundaries at 100 and 200 ms → m = 2 ticks → RTO 3m.
+    ack(&mut s, ms(260), 1);
+    assert_eq!(s.rto(), SimDuration::from_millis(600));
+    assert_eq!(s.stats().rtt_samples, 1);
+    // Nothing was outstanding after the ACK: the timer is re-armed by the next send, with the
+    // new RTO.
+    assert_eq!(
+        s.next_timeout(),
+        Some(ms(260) + SimDuration::from_millis(600))
+    );
+}
+
+#[test]
+fn bsd_tick_timer_fires_on_the_nth_boundary_after_arming() {
+    let mut s = TcpSender::new(Profile::Bsd.sender(Variant::Reno), SimDuration::ZERO);
+    s.start(ms(300), None);
+    assert_eq!(sent(&mut s).len(), 1);
+    assert_eq!(
+        s.next_timeout(),
+        None,
+        "tick mode needs no wake-ups of its own"
+    );
+    // 6 s initial RTO = 12 ticks of 500 ms: boundaries at 0.5, 1.0, …; the 12th is at 6.0 s.
+    for k in 1..12 {
+        s.on_slow_tick(ms(500 * k));
+        assert!(sent(&mut s).is_empty(), "fired early at tick {k}");
+    }
+    s.on_slow_tick(ms(6000));
+    assert_eq!(sent(&mut s), [(0, 1)]);
+    assert_eq!(s.stats().timeouts, 1);
+}
+
+#[test]
+fn bsd_rtt_is_measured_in_slow_ticks() {
+    let mut s = TcpSender::new(Profile::Bsd.sender(Variant::Reno), SimDuration::ZERO);
+    s.start(ms(300), None);
+    sent(&mut s);
+    s.on_slow_tick(ms(500));
+    s.on_slow_tick(ms(1000));
+    bsd_ack(&mut s, ms(1200), 1);
+    // t_rtt counted 1 → 2 → 3: first sample m = 3 ticks: srtt 3, rttvar 1.5 → RTO 9 ticks.
+    assert_eq!(s.rto(), SimDuration::from_millis(4500));
+}

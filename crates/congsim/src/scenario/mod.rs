@@ -1,0 +1,94 @@
+//! Scenario files: parsing, validation with precise messages, and resolution into the
+//! [`Scenario`] the simulator runs.
+//!
+//! Every mistake a user can make is reported as a [`ScenarioError`] naming the file, the field
+//! path (`links[3].rate`) and what is allowed; nothing in here panics on user input.
+
+pub mod schema;
+pub mod units;
+
+mod resolve;
+
+pub use resolve::{ResolvedFlow, ResolvedLink, Scenario};
+pub use schema::ScenarioFile;
+
+use std::fmt;
+use std::path::Path;
+
+/// A problem with a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file (or a label such as `<string>`).
+    pub file: String,
+    /// Field path, e.g. `links[3].rate`; empty for file-level problems.
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// 1-based line and column of byte offset `at` in `text`.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Parses scenario TOML `text`; `file` labels error messages.
+pub fn parse_file(text: &str, file: &str) -> Result<ScenarioFile, ScenarioError> {
+    let located = |message: &str, span: Option<std::ops::Range<usize>>| match span {
+        Some(span) => {
+            let (line, col) = line_col(text, span.start);
+            format!("{message} (line {line}, column {col})")
+        }
+        None => message.to_string(),
+    };
+    let deserializer = toml::Deserializer::parse(text).map_err(|e| ScenarioError {
+        file: file.to_string(),
+        path: String::new(),
+        message: format!("not valid TOML: {}", located(e.message().trim(), e.span())),
+    })?;
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        ScenarioError {
+            file: file.to_string(),
+            path: if path == "." { String::new() } else { path },
+            message: located(inner.message().trim(), inner.span()),
+        }
+    })
+}
+
+/// Parses and validates scenario TOML `text`.
+pub fn from_toml_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let parsed = parse_file(text, file)?;
+    Scenario::resolve(parsed, file)
+}
+
+/// Reads, parses and validates the scenario file at `path`.
+pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let label = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: label.clone(),
+        path: String::new(),
+        message: format!("cannot read the file: {e}"),
+    })?;
+    from_toml_str(&text, &label)
+}
+
+/// The JSON Schema of the scenario format, for editors.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(ScenarioFile);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}

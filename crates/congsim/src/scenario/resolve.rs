@@ -1,0 +1,594 @@
+//! Semantic validation and resolution: names to ids, unit strings to quantities, TCP switches
+//! merged over profiles, static shortest-path routes.
+
+use super::ScenarioError;
+use super::schema::*;
+use congsim_core::time::SimDuration;
+use congsim_core::units::Rate;
+use congsim_core::{FlowId, LinkId, NodeId};
+use congsim_ip::{LimitSemantics, QueueLimit};
+use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
+use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
+use std::collections::{BTreeMap, VecDeque};
+
+/// ns-2's default queue limit (`Queue set limit_ 50`).
+const DEFAULT_QUEUE_LIMIT_PACKETS: u64 = 50;
+/// ns-2 `Agent/TCPSink/DelAck set interval_ 100ms`.
+const NS2_DELACK_INTERVAL: SimDuration = SimDuration::from_millis(100);
+
+/// One unidirectional link, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedLink {
+    /// `from->to`.
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: SimDuration,
+    pub limit: QueueLimit,
+    pub semantics: LimitSemantics,
+    pub drop_front: bool,
+    pub random_loss: f64,
+    pub forced_drops: Vec<(FlowId, u64)>,
+}
+
+/// One TCP flow, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedFlow {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimDuration,
+    pub stop: Option<SimDuration>,
+    /// Bytes of a finite transfer; `None` for a persistent source.
+    pub size_bytes: Option<u64>,
+    pub sender: SenderConfig,
+    pub receiver: ReceiverConfig,
+    /// Draw the ns-2 tick-clock phase at random (else zero).
+    pub random_boot_phase: bool,
+    pub variant_name: &'static str,
+    pub profile_name: &'static str,
+}
+
+/// A validated scenario, ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    pub duration: SimDuration,
+    pub seed: u64,
+    pub replications: u32,
+    pub measure_from: SimDuration,
+    pub measure_until: SimDuration,
+    pub nodes: Vec<String>,
+    pub links: Vec<ResolvedLink>,
+    pub flows: Vec<ResolvedFlow>,
+    /// `routes[node][destination]`: the link to forward on.
+    pub routes: Vec<Vec<Option<LinkId>>>,
+    pub efficiency_max: Option<Rate>,
+    pub series_interval: Option<SimDuration>,
+    /// The file as parsed, for echoing the configuration next to results.
+    pub source: ScenarioFile,
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            file: self.file.to_string(),
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+fn node_list(nodes: &BTreeMap<&str, NodeId>) -> String {
+    let mut names: Vec<(&NodeId, &&str)> = nodes.iter().map(|(k, v)| (v, k)).collect();
+    names.sort();
+    names
+        .iter()
+        .map(|(_, n)| **n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Scenario {
+    pub(super) fn resolve(file: ScenarioFile, label: &str) -> Result<Self, ScenarioError> {
+        let ctx = Ctx { file: label };
+        let duration = file.simulation.duration.value;
+        if duration.is_zero() {
+            return Err(ctx.err("simulation.duration", "must be greater than zero"));
+        }
+        if file.simulation.replications == 0 {
+            return Err(ctx.err("simulation.replications", "must be at least 1"));
+        }
+        let measure_from = file
+            .simulation
+            .measure_from
+            .as_ref()
+            .map_or(SimDuration::ZERO, |d| d.value);
+        let measure_until = file
+            .simulation
+            .measure_until
+            .as_ref()
+            .map_or(duration, |d| d.value);
+        if measure_until > duration {
+            return Err(ctx.err(
+                "simulation.measure_until",
+                "must not be after simulation.duration",
+            ));
+        }
+        if measure_from >= measure_until {
+            return Err(ctx.err(
+                "simulation.measure_from",
+                "must be before the end of the measurement window",
+            ));
+        }
+
+        // Nodes.
+        let mut nodes: BTreeMap<&str, NodeId> = BTreeMap::new();
+        if file.nodes.is_empty() {
+            return Err(ctx.err("nodes", "declare at least two nodes"));
+        }
+        for (i, name) in file.nodes.iter().enumerate() {
+            if name.trim().is_empty() {
+                return Err(ctx.err(format!("nodes[{i}]"), "a node name must not be empty"));
+            }
+            if nodes.insert(name.as_str(), NodeId(i as u32)).is_some() {
+                return Err(ctx.err(
+                    format!("nodes[{i}]"),
+                    format!("duplicate node name \"{name}\""),
+                ));
+            }
+        }
+        let lookup = |path: String, name: &str| {
+            nodes.get(name).copied().ok_or_else(|| {
+                ctx.err(
+                    path,
+                    format!(
+                        "unknown node \"{name}\"; declared nodes are: {}",
+                        node_list(&nodes)
+                    ),
+                )
+            })
+        };
+
+        // Links.
+        let mut links: Vec<ResolvedLink> = Vec::new();
+        let mut link_by_ends: BTreeMap<(NodeId, NodeId), LinkId> = BTreeMap::new();
+        for (i, spec) in file.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            let from = lookup(format!("{p}.from"), &spec.from)?;
+            let to = lookup(format!("{p}.to"), &spec.to)?;
+            if from == to {
+                return Err(ctx.err(format!("{p}.to"), "a link must join two different nodes"));
+            }
+            if !(0.0..1.0).contains(&spec.random_loss) {
+                return Err(ctx.err(
+                    format!("{p}.random_loss"),
+                    "must be a probability in [0, 1)",
+                ));
+            }
+            let limit = match (&spec.queue.limit_packets, &spec.queue.limit_bytes) {
+                (Some(_), Some(_)) => {
+                    return Err(ctx.err(
+                        format!("{p}.queue"),
+                        "give limit_packets or limit_bytes, not both",
+                    ));
+                }
+                (Some(0), None) => {
+                    return Err(ctx.err(format!("{p}.queue.limit_packets"), "must be at least 1"));
+                }
+                (Some(n), None) => QueueLimit::Packets(*n),
+                (None, Some(b)) if b.value.0 == 0 => {
+                    return Err(ctx.err(
+                        format!("{p}.queue.limit_bytes"),
+                        "must be greater than zero",
+                    ));
+                }
+                (None, Some(b)) => QueueLimit::Bytes(b.value.0),
+                (None, None) => QueueLimit::Packets(DEFAULT_QUEUE_LIMIT_PACKETS),
+            };
+            let semantics = match spec.queue.semantics {
+                LimitSemanticsName::Ns2 => LimitSemantics::Ns2DropTail,
+                LimitSemanticsName::Waiting => LimitSemantics::Waiting,
+            };
+            let mut add = |from: NodeId, to: NodeId| -> Result<(), ScenarioError> {
+                let id = LinkId(links.len() as u32);
+                if link_by_ends.insert((from, to), id).is_some() {
+                    return Err(ctx.err(
+                        p.clone(),
+                        format!(
+                            "a link from \"{}\" to \"{}\" is declared twice (duplex links create both directions)",
+                            file.nodes[from.index()],
+                            file.nodes[to.index()]
+                        ),
+                    ));
+                }
+                links.push(ResolvedLink {
+                    name: format!("{}->{}", file.nodes[from.index()], file.nodes[to.index()]),
+                    from,
+                    to,
+                    rate: spec.rate.value,
+                    delay: spec.delay.value,
+                    limit,
+                    semantics,
+                    drop_front: spec.queue.drop_front,
+                    random_loss: spec.random_loss,
+                    forced_drops: Vec::new(),
+                });
+                Ok(())
+            };
+            add(from, to)?;
+            if spec.duplex {
+                add(to, from)?;
+            }
+        }
+
+        let routes = shortest_path_routes(file.nodes.len(), &links);
+
+        // Flows.
+        if file.flows.is_empty() {
+            return Err(ctx.err("flows", "declare at least one flow"));
+        }
+        let mut flows: Vec<ResolvedFlow> = Vec::new();
+        let mut flow_ids: BTreeMap<String, Vec<FlowId>> = BTreeMap::new();
+        for (i, spec) in file.flows.iter().enumerate() {
+            let p = format!("flows[{i}]");
+            let src = lookup(format!("{p}.from"), &spec.from)?;
+            let dst = lookup(format!("{p}.to"), &spec.to)?;
+            if src == dst {
+                return Err(ctx.err(format!("{p}.to"), "a flow must go to a different node"));
+            }
+            for (a, b) in [(src, dst), (dst, src)] {
+                if routes[a.index()][b.index()].is_none() {
+                    return Err(ctx.err(
+                        p.clone(),
+                        format!(
+                            "no route from \"{}\" to \"{}\" (data and ACKs both need a path; links are one-way when duplex = false)",
+                            file.nodes[a.index()],
+                            file.nodes[b.index()]
+                        ),
+                    ));
+                }
+            }
+            if spec.count == 0 {
+                return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
+            }
+            let start = spec.start.as_ref().map_or(SimDuration::ZERO, |d| d.value);
+            if start >= duration {
+                return Err(ctx.err(format!("{p}.start"), "must be before simulation.duration"));
+            }
+            let stop = spec.stop.as_ref().map(|d| d.value);
+            if stop.is_some_and(|s| s <= start) {
+                return Err(ctx.err(format!("{p}.stop"), "must be after start"));
+            }
+            let size_bytes = match &spec.size {
+                Some(s) if s.value.0 == 0 => {
+                    return Err(ctx.err(format!("{p}.size"), "must be greater than zero"));
+                }
+                Some(s) => Some(s.value.0),
+                None => None,
+            };
+            let tcp = resolve_tcp(&ctx, &file.tcp, &spec.tcp, &p)?;
+            let base_name = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
+            for k in 0..spec.count {
+                let name = if spec.count == 1 {
+                    base_name.clone()
+                } else {
+                    format!("{base_name}.{k}")
+                };
+                if flows.iter().any(|f| f.name == name) {
+                    return Err(ctx.err(
+                        format!("{p}.name"),
+                        format!("duplicate flow name \"{name}\""),
+                    ));
+                }
+                flow_ids
+                    .entry(base_name.clone())
+                    .or_default()
+                    .push(FlowId(flows.len() as u32));
+                if spec.count > 1 {
+                    flow_ids
+                        .entry(name.clone())
+                        .or_default()
+                        .push(FlowId(flows.len() as u32));
+                }
+                flows.push(ResolvedFlow {
+                    name,
+                    src,
+                    dst,
+                    start,
+                    stop,
+                    size_bytes,
+                    sender: tcp.sender.clone(),
+                    receiver: tcp.receiver.clone(),
+                    random_boot_phase: tcp.random_boot_phase,
+                    variant_name: tcp.variant_name,
+                    profile_name: tcp.profile_name,
+                });
+            }
+        }
+
+        // Scripted drops.
+        for (i, d) in file.drops.iter().enumerate() {
+            let p = format!("drops[{i}]");
+            let from = lookup(format!("{p}.from"), &d.from)?;
+            let to = lookup(format!("{p}.to"), &d.to)?;
+            let link = link_by_ends.get(&(from, to)).ok_or_else(|| {
+                ctx.err(
+                    p.clone(),
+                    format!("there is no link from \"{}\" to \"{}\"", d.from, d.to),
+                )
+            })?;
+            let ids = flow_ids.get(&d.flow).ok_or_else(|| {
+                let known: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+                ctx.err(
+                    format!("{p}.flow"),
+                    format!(
+                        "unknown flow \"{}\"; flows are: {}",
+                        d.flow,
+                        known.join(", ")
+                    ),
+                )
+            })?;
+            if d.packet == 0 {
+                return Err(ctx.err(format!("{p}.packet"), "packets are counted from 1"));
+            }
+            for &id in ids {
+                links[link.index()].forced_drops.push((id, d.packet));
+            }
+        }
+
+        let series_interval = file.metrics.series_interval.as_ref().map(|d| d.value);
+        if series_interval.is_some_and(|d| d.is_zero()) {
+            return Err(ctx.err("metrics.series_interval", "must be greater than zero"));
+        }
+        Ok(Scenario {
+            name: file.name.clone().unwrap_or_else(|| "scenario".to_string()),
+            duration,
+            seed: file.simulation.seed,
+            replications: file.simulation.replications,
+            measure_from,
+            measure_until,
+            nodes: file.nodes.clone(),
+            links,
+            flows,
+            routes,
+            efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
+            series_interval,
+            source: file,
+        })
+    }
+}
+
+/// Hop-count shortest paths; ties go to the link declared first.
+fn shortest_path_routes(n_nodes: usize, links: &[ResolvedLink]) -> Vec<Vec<Option<LinkId>>> {
+    let mut routes = vec![vec![None; n_nodes]; n_nodes];
+    let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n_nodes];
+    for (i, l) in links.iter().enumerate() {
+        incoming[l.to.index()].push(i);
+    }
+    for dst in 0..n_nodes {
+        let mut dist = vec![usize::MAX; n_nodes];
+        dist[dst] = 0;
+        let mut frontier = VecDeque::from([dst]);
+        while let Some(v) = frontier.pop_front() {
+            for &li in &incoming[v] {
+                let u = links[li].from.index();
+                if dist[u] == usize::MAX {
+                    dist[u] = dist[v] + 1;
+                    frontier.push_back(u);
+                }
+            }
+        }
+        for (li, l) in links.iter().enumerate() {
+            let (u, v) = (l.from.index(), l.to.index());
+            if dist[u] != usize::MAX
+                && dist[v] != usize::MAX
+                && dist[v] + 1 == dist[u]
+                && routes[u][dst].is_none()
+            {
+                routes[u][dst] = Some(LinkId(li as u32));
+            }
+        }
+    }
+    routes
+}
+
+struct ResolvedTcp {
+    sender: SenderConfig,
+    receiver: ReceiverConfig,
+    random_boot_phase: bool,
+    variant_name: &'static str,
+    profile_name: &'static str,
+}
+
+/// Merges a flow's `tcp` overrides over the file-wide `[tcp]` table over the profile.
+fn resolve_tcp(
+    ctx: &Ctx<'_>,
+    base: &TcpSpec,
+    over: &TcpSpec,
+    flow_path: &str,
+) -> Result<ResolvedTcp, ScenarioError> {
+    // Each setting comes from the flow if given there, else from [tcp]; errors name where.
+    macro_rules! pick {
+        ($field:ident) => {
+            match (&over.$field, &base.$field) {
+                (Some(v), _) => {
+                    Some((v.clone(), format!("{flow_path}.tcp.{}", stringify!($field))))
+                }
+                (None, Some(v)) => Some((v.clone(), format!("tcp.{}", stringify!($field)))),
+                (None, None) => None,
+            }
+        };
+    }
+    let variant = match pick!(variant).map(|(v, _)| v).unwrap_or(VariantName::Reno) {
+        VariantName::Tahoe => Variant::Tahoe,
+        VariantName::Reno => Variant::Reno,
+    };
+    let profile = match pick!(profile)
+        .map(|(v, _)| v)
+        .unwrap_or(ProfileName::Ns2_2000)
+    {
+        ProfileName::Ns2_2000 => Profile::Ns2_2000,
+        ProfileName::Ns2_2002 => Profile::Ns2_2002,
+        ProfileName::Ns2_235 => Profile::Ns2_235,
+        ProfileName::Bsd => Profile::Bsd,
+    };
+    let mut s = profile.sender(variant);
+    let mut r = profile.receiver();
+    let byte_mode = s.seq_mode == SeqMode::Bytes;
+
+    if let Some((size, path)) = pick!(packet_size) {
+        let bytes = u32::try_from(size.value.0)
+            .ok()
+            .filter(|&b| (1..=65_495).contains(&b));
+        let bytes = bytes.ok_or_else(|| ctx.err(path, "must be between 1B and 65495B"))?;
+        s.mss = bytes;
+        r.mss = bytes;
+    }
+    if let Some((h, _)) = pick!(header_bytes) {
+        s.header_bytes = h;
+        r.header_bytes = h;
+    }
+    if let Some((w, path)) = pick!(window) {
+        if byte_mode {
+            return Err(ctx.err(path, "is the ns-2 window in packets; byte-numbered profiles (bsd) take receiver_buffer instead"));
+        }
+        if w == 0 {
+            return Err(ctx.err(path, "must be at least 1 packet"));
+        }
+        s.rwnd = w;
+    }
+    if let Some((b, path)) = pick!(receiver_buffer) {
+        if !byte_mode {
+            return Err(ctx.err(
+                path,
+                "applies to byte-numbered profiles (bsd); ns-2 profiles take window (packets)",
+            ));
+        }
+        if b.value.0 < u64::from(s.mss) {
+            return Err(ctx.err(path, "must hold at least one segment"));
+        }
+        r.rbuf_bytes = b.value.0;
+    }
+    if let Some((on, path)) = pick!(window_scaling) {
+        if !byte_mode {
+            return Err(ctx.err(path, "applies to byte-numbered profiles (bsd) only"));
+        }
+        r.window_scaling = on;
+    }
+    if byte_mode {
+        s.rwnd = r.advertised_window();
+        s.window_scale = r.window_scale();
+    }
+    if let Some((on, _)) = pick!(fast_retransmit) {
+        s.fast_retransmit = on;
+    }
+    let delack_interval = pick!(delayed_ack_interval).map(|(d, _)| d.value);
+    if let Some((mode, _)) = pick!(delayed_ack) {
+        r.ack_policy = match mode {
+            DelayedAckName::Off => AckPolicy::EveryPacket,
+            DelayedAckName::Ns2 => AckPolicy::DelayedNs2 {
+                interval: delack_interval.unwrap_or(NS2_DELACK_INTERVAL),
+            },
+            DelayedAckName::Bsd => AckPolicy::DelayedBsd,
+        };
+    }
+    if let Some((tick, path)) = pick!(tick) {
+        if tick.value.is_zero() {
+            return Err(ctx.err(path, "must be greater than zero"));
+        }
+        s.tick = tick.value;
+    }
+    if let Some((mode, _)) = pick!(timer) {
+        s.timer_mode = match mode {
+            TimerModeName::Exact => TimerMode::Exact,
+            TimerModeName::Tick => TimerMode::Tick,
+        };
+    }
+    if let Some((rto, path)) = pick!(initial_rto) {
+        if rto.value.is_zero() {
+            return Err(ctx.err(path, "must be greater than zero"));
+        }
+        s.initial_rto = rto.value;
+    }
+    if let Some((min, _)) = pick!(min_rto) {
+        s.rto_bounds = match s.rto_bounds {
+            RtoBounds::Ns2 {
+                max_rto,
+                clamp_before_backoff,
+                ..
+            } => RtoBounds::Ns2 {
+                min_rto: min.value,
+                clamp_before_backoff,
+                max_rto,
+            },
+            RtoBounds::Bsd { max_ticks, .. } => {
+                let ticks = (min.value.as_ps() / s.tick.as_ps()).max(1) as u32;
+                RtoBounds::Bsd {
+                    min_ticks: ticks,
+                    max_ticks,
+                }
+            }
+        };
+    }
+    if let Some((iw, path)) = pick!(initial_window) {
+        if iw == 0 {
+            return Err(ctx.err(path, "must be at least 1 segment"));
+        }
+        s.initial_window = iw;
+    }
+    if let Some((syn, path)) = pick!(syn) {
+        if syn && byte_mode {
+            return Err(ctx.err(
+                path,
+                "the 40-byte opening packet is an ns-2 packet-mode feature",
+            ));
+        }
+        s.syn = syn;
+    }
+    if let Some((b, _)) = pick!(max_burst) {
+        s.max_burst = b;
+    }
+    if let Some((b, _)) = pick!(ns2_bugfix) {
+        s.ns2_bugfix = b;
+    }
+    if let Some((t, _)) = pick!(tahoe_resume) {
+        s.tahoe_resume = match t {
+            TahoeResumeName::GoBackN => TahoeResume::GoBackN,
+            TahoeResumeName::Restore => TahoeResume::Restore,
+        };
+    }
+    if let Some((f, path)) = pick!(reno_flavour) {
+        s.reno_flavour = match (f, byte_mode) {
+            (RenoFlavourName::Ns2, false) => RenoFlavour::Ns2,
+            (RenoFlavourName::Bsd, true) => RenoFlavour::Bsd,
+            (RenoFlavourName::Ns2, true) | (RenoFlavourName::Bsd, false) => {
+                return Err(ctx.err(
+                    path,
+                    "must match the profile's sequence model: ns2 for ns2_* profiles, bsd for bsd",
+                ));
+            }
+        };
+    }
+    if let Some((on, _)) = pick!(reno_ca_extra) {
+        s.reno_ca_extra = on;
+    }
+    let random_boot_phase = pick!(boot_phase).map_or(s.timer_mode == TimerMode::Exact, |(b, _)| {
+        b == BootPhaseName::Random
+    });
+    Ok(ResolvedTcp {
+        variant_name: match variant {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+        },
+        profile_name: profile.name(),
+        sender: s,
+        receiver: r,
+        random_boot_phase,
+    })
+}

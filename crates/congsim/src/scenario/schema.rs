@@ -1,0 +1,289 @@
+//! The scenario file format (TOML). These types are the single source of truth: the loader
+//! deserializes them, and `congsim schema` exports their JSON Schema for editors.
+//!
+//! ```toml
+//! [simulation]
+//! duration = "20s"
+//! seed = 1
+//!
+//! nodes = ["s", "r", "d"]
+//!
+//! [[links]]
+//! from = "s"
+//! to = "r"
+//! rate = "100Mbps"
+//! delay = "5ms"
+//! queue = { limit_packets = 200 }
+//!
+//! [tcp]
+//! profile = "ns2_2000"
+//! variant = "reno"
+//!
+//! [[flows]]
+//! from = "s"
+//! to = "d"
+//! ```
+
+use super::units::{DurationText, RateText, SizeText};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// A short name, used in output tables.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub simulation: SimulationSpec,
+    /// Node names (hosts and routers alike).
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+    /// TCP settings applied to every flow unless the flow overrides them.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub metrics: MetricsSpec,
+    /// Scripted drops, for tests and worked examples.
+    #[serde(default)]
+    pub drops: Vec<DropSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// Simulated time to run.
+    pub duration: DurationText,
+    /// Master seed; every random process derives its own stream from it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Independent replications for sweeps (`congsim run` runs replication 0 unless told).
+    #[serde(default = "default_replications")]
+    pub replications: u32,
+    /// Start of the measurement window for throughput (default 0s).
+    #[serde(default)]
+    pub measure_from: Option<DurationText>,
+    /// End of the measurement window (default: the end of the run).
+    #[serde(default)]
+    pub measure_until: Option<DurationText>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_replications() -> u32 {
+    1
+}
+
+/// A link. With `duplex = true` (the default) the reverse direction is created with the same
+/// rate, delay and queue.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: String,
+    pub to: String,
+    pub rate: RateText,
+    pub delay: DurationText,
+    #[serde(default = "default_true")]
+    pub duplex: bool,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Probability of losing each packet entering the link, in [0, 1).
+    #[serde(default)]
+    pub random_loss: f64,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    #[default]
+    Droptail,
+}
+
+/// How the limit counts packets (spec `ip.md` §0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitSemanticsName {
+    /// ns-2 DropTail: at most `limit − 1` wait, `limit` in the node.
+    #[default]
+    Ns2,
+    /// `limit` packets wait, the one in service not counted.
+    Waiting,
+}
+
+/// An output queue. Give at most one of `limit_packets` and `limit_bytes`; with neither, the
+/// ns-2 default of 50 packets applies.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    #[serde(default)]
+    pub kind: QueueKind,
+    #[serde(default)]
+    pub limit_packets: Option<u64>,
+    #[serde(default)]
+    pub limit_bytes: Option<SizeText>,
+    #[serde(default)]
+    pub semantics: LimitSemanticsName,
+    /// On overflow, drop the head of the queue instead of the arrival.
+    #[serde(default)]
+    pub drop_front: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantName {
+    Tahoe,
+    Reno,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum ProfileName {
+    #[serde(rename = "ns2_2000")]
+    Ns2_2000,
+    #[serde(rename = "ns2_2002")]
+    Ns2_2002,
+    #[serde(rename = "ns2_235")]
+    Ns2_235,
+    #[serde(rename = "bsd")]
+    Bsd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayedAckName {
+    /// One ACK per data segment, at once.
+    Off,
+    /// ns-2 `DelAck` sink (timer of `delayed_ack_interval`, default 100 ms).
+    Ns2,
+    /// 4.3BSD: global 200 ms fast timer.
+    Bsd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TimerModeName {
+    Exact,
+    Tick,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BootPhaseName {
+    /// Each sender's tick clock has a random phase in [0, tick) (ns-2 `boot_time_`).
+    Random,
+    Zero,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TahoeResumeName {
+    GoBackN,
+    Restore,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RenoFlavourName {
+    Ns2,
+    Bsd,
+}
+
+/// TCP switches. Every field is optional: unset fields take the profile's value
+/// (spec `tcp.md` §0 and §6).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Loss-recovery variant (default `reno`).
+    pub variant: Option<VariantName>,
+    /// Preset bundle of switches (default `ns2_2000`).
+    pub profile: Option<ProfileName>,
+    /// Data size per segment: ns-2 `packetSize_`, or the BSD MSS.
+    pub packet_size: Option<SizeText>,
+    /// Header bytes added to each data segment on the wire (ns2_2000: 0; others: 40).
+    pub header_bytes: Option<u32>,
+    /// Receiver window in packets (ns-2 `window_`; packet-numbered profiles only).
+    pub window: Option<u64>,
+    /// Receiver buffer (byte-numbered profiles only); the advertised window derives from it.
+    pub receiver_buffer: Option<SizeText>,
+    /// RFC 1323 window scaling (byte-numbered profiles).
+    pub window_scaling: Option<bool>,
+    /// `false`: recover by timeout only (seed 000's "without FRR").
+    pub fast_retransmit: Option<bool>,
+    pub delayed_ack: Option<DelayedAckName>,
+    pub delayed_ack_interval: Option<DurationText>,
+    /// Clock granularity G.
+    pub tick: Option<DurationText>,
+    pub timer: Option<TimerModeName>,
+    pub boot_phase: Option<BootPhaseName>,
+    pub initial_rto: Option<DurationText>,
+    /// RTO floor (ns-2 `minrto_`; BSD: rounded down to ticks).
+    pub min_rto: Option<DurationText>,
+    pub initial_window: Option<u32>,
+    /// ns-2 `syn_`: a 40-byte opening packet before the data.
+    pub syn: Option<bool>,
+    /// ns-2 `maxburst_` (0 = unlimited).
+    pub max_burst: Option<u32>,
+    /// ns-2 `bugFix_`.
+    pub ns2_bugfix: Option<bool>,
+    pub tahoe_resume: Option<TahoeResumeName>,
+    pub reno_flavour: Option<RenoFlavourName>,
+    /// 4.3BSD-Reno `MSS/8` congestion-avoidance term.
+    pub reno_ca_extra: Option<bool>,
+}
+
+/// A flow: one TCP connection from `from` to `to`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Name in output tables (default `flow<i>`; with `count > 1`, `<name>.<k>`).
+    #[serde(default)]
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    /// When the application starts sending.
+    #[serde(default)]
+    pub start: Option<DurationText>,
+    /// When the application stops supplying new data.
+    #[serde(default)]
+    pub stop: Option<DurationText>,
+    /// Bytes to transfer; absent means a persistent ("infinite") FTP source.
+    #[serde(default)]
+    pub size: Option<SizeText>,
+    /// Number of identical flows this entry stands for.
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Overrides of the file-wide `[tcp]` settings.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+fn default_count() -> u32 {
+    1
+}
+
+/// What to measure beyond the always-on counters.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsSpec {
+    /// Denominator of efficiency (e.g. `"125.2Mbps"`); without it efficiency is not reported.
+    pub efficiency_max_rate: Option<RateText>,
+    /// Sample cwnd, ssthresh, per-flow throughput and queue lengths at this interval.
+    pub series_interval: Option<DurationText>,
+}
+
+/// Drop the `packet`-th (1-based) data packet of `flow` arriving at the link `from`→`to`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropSpec {
+    pub from: String,
+    pub to: String,
+    pub flow: String,
+    pub packet: u64,
+}

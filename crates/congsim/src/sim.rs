@@ -1,0 +1,655 @@
+//! The simulation loop: wires the sans-IO models (links, TCP endpoints) to the event queue.
+//!
+//! Per packet and hop there are two events: the end of its transmission on a link and its
+//! arrival at the next node. Retransmission and delayed-ACK timers are *lazy*: a model's
+//! deadline is scheduled only when it moves earlier than the wake-up already pending, and a
+//! wake-up that finds its deadline moved later just reschedules. Re-arming a timer on every
+//! ACK therefore costs no heap operation.
+
+use crate::metrics::{coefficient_of_variation, jain_index};
+use crate::scenario::Scenario;
+use crate::table::{Column, Table};
+use congsim_core::rng::StreamFactory;
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::wire::{Packet, TcpHeader};
+use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
+use congsim_ip::link::LinkConfig;
+use congsim_ip::qdisc::DropTail;
+use congsim_ip::{Link, Offer, Qdisc};
+use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};
+
+/// The 4.3BSD fast timer (delayed ACKs) period.
+const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
+
+enum Event {
+    /// A packet reaches `node` (its last bit has propagated).
+    Arrive {
+        node: NodeId,
+        pkt: Packet,
+    },
+    /// The transmission in progress on a link ends.
+    TxDone(LinkId),
+    SenderTimer(FlowId),
+    ReceiverTimer(FlowId),
+    /// A boundary of the global slow clock with period `slow_clocks[i]`.
+    SlowTick(usize),
+    FastTick,
+    FlowStart(FlowId),
+    FlowStop(FlowId),
+    MeasureStart,
+    MeasureEnd,
+    Sample,
+    End,
+}
+
+struct FlowState {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    src: NodeId,
+    dst: NodeId,
+    sender_wakeup: Option<SimTime>,
+    receiver_wakeup: Option<SimTime>,
+    /// Receiver (payload, wire) bytes at the start and end of the measurement window.
+    delivered_at_start: (u64, u64),
+    delivered_at_end: Option<(u64, u64)>,
+    /// Payload bytes delivered at the previous series sample.
+    delivered_at_last_sample: u64,
+}
+
+/// Sampled time series (opt-in).
+#[derive(Default)]
+struct Series {
+    flow_time_s: Vec<f64>,
+    flow: Vec<String>,
+    cwnd: Vec<f64>,
+    ssthresh: Vec<f64>,
+    throughput_bps: Vec<f64>,
+    link_time_s: Vec<f64>,
+    link: Vec<String>,
+    queue_packets: Vec<u64>,
+}
+
+/// Everything a run produces. Tables are deterministic functions of (scenario, replication).
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub flows: Table,
+    pub links: Table,
+    /// One row.
+    pub summary: Table,
+    pub flow_series: Option<Table>,
+    pub link_series: Option<Table>,
+    /// Events processed (for speed figures).
+    pub events: u64,
+    /// Per-flow goodput over the measurement window, bit/s of payload (same order as flows).
+    pub goodput_bps: Vec<f64>,
+}
+
+struct Simulation<'a> {
+    scenario: &'a Scenario,
+    queue: EventQueue<Event>,
+    links: Vec<Link>,
+    flows: Vec<FlowState>,
+    slow_clocks: Vec<(SimDuration, Vec<FlowId>)>,
+    fast_tick_flows: Vec<FlowId>,
+    series: Option<Series>,
+    segments: Vec<Segment>,
+    acks: Vec<TcpHeader>,
+}
+
+/// Runs replication `replication` of `scenario` to completion.
+pub fn run(scenario: &Scenario, replication: u32) -> RunResult {
+    let mut sim = Simulation::new(scenario, replication);
+    sim.run();
+    sim.results(replication)
+}
+
+impl<'a> Simulation<'a> {
+    fn new(scenario: &'a Scenario, replication: u32) -> Self {
+        let streams = StreamFactory::new(scenario.seed, replication);
+        let links = scenario
+            .links
+            .iter()
+            .map(|l| {
+                Link::new(LinkConfig {
+                    rate: l.rate,
+                    delay: l.delay,
+                    qdisc: Qdisc::DropTail(DropTail::new(l.limit, l.semantics, l.drop_front)),
+                    forced_drops: l.forced_drops.clone(),
+                    random_loss: (l.random_loss > 0.0).then(|| {
+                        (
+                            l.random_loss,
+                            streams.stream(&format!("link/{}/loss", l.name)),
+                        )
+                    }),
+                })
+            })
+            .collect();
+        let mut slow_clocks: Vec<(SimDuration, Vec<FlowId>)> = Vec::new();
+        let mut fast_tick_flows = Vec::new();
+        let flows = scenario
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let id = FlowId(i as u32);
+                let tick = f.sender.tick;
+                let boot_phase = if f.random_boot_phase {
+                    let mut rng = streams.stream(&format!("tcp/{}/boot_phase", f.name));
+                    SimDuration::from_ps(rng.below(tick.as_ps()))
+                } else {
+                    SimDuration::ZERO
+                };
+                if f.sender.timer_mode == TimerMode::Tick {
+                    match slow_clocks.iter_mut().find(|(p, _)| *p == tick) {
+                        Some((_, members)) => members.push(id),
+                        None => slow_clocks.push((tick, vec![id])),
+                    }
+                }
+                if f.receiver.ack_policy == AckPolicy::DelayedBsd {
+                    fast_tick_flows.push(id);
+                }
+                FlowState {
+                    sender: TcpSender::new(f.sender.clone(), boot_phase),
+                    receiver: TcpReceiver::new(f.receiver.clone()),
+                    src: f.src,
+                    dst: f.dst,
+                    sender_wakeup: None,
+                    receiver_wakeup: None,
+                    delivered_at_start: (0, 0),
+                    delivered_at_end: None,
+                    delivered_at_last_sample: 0,
+                }
+            })
+            .collect();
+        Self {
+            scenario,
+            queue: EventQueue::new(),
+            links,
+            flows,
+            slow_clocks,
+            fast_tick_flows,
+            series: scenario.series_interval.map(|_| Series::default()),
+            segments: Vec::new(),
+            acks: Vec::new(),
+        }
+    }
+
+    fn at(d: SimDuration) -> SimTime {
+        SimTime::ZERO + d
+    }
+
+    fn run(&mut self) {
+        let s = self.scenario;
+        // End first: at the final instant nothing else is processed.
+        self.queue.schedule(Self::at(s.duration), Event::End);
+        if s.measure_until < s.duration {
+            self.queue
+                .schedule(Self::at(s.measure_until), Event::MeasureEnd);
+        }
+        if !s.measure_from.is_zero() {
+            self.queue
+                .schedule(Self::at(s.measure_from), Event::MeasureStart);
+        }
+        for (i, f) in s.flows.iter().enumerate() {
+            self.queue
+                .schedule(Self::at(f.start), Event::FlowStart(FlowId(i as u32)));
+            if let Some(stop) = f.stop {
+                self.queue
+                    .schedule(Self::at(stop), Event::FlowStop(FlowId(i as u32)));
+            }
+        }
+        for (i, (period, _)) in self.slow_clocks.iter().enumerate() {
+            self.queue.schedule(Self::at(*period), Event::SlowTick(i));
+        }
+        if !self.fast_tick_flows.is_empty() {
+            self.queue
+                .schedule(Self::at(BSD_FAST_TICK), Event::FastTick);
+        }
+        if self.series.is_some() {
+            self.queue.schedule(SimTime::ZERO, Event::Sample);
+        }
+        while let Some((now, event)) = self.queue.pop() {
+            match event {
+                Event::Arrive { node, pkt } => self.arrive(now, node, pkt),
+                Event::TxDone(link) => self.tx_done(now, link),
+                Event::SenderTimer(f) => {
+                    let flow = &mut self.flows[f.index()];
+                    if flow.sender_wakeup == Some(now) {
+                        flow.sender_wakeup = None;
+                    }
+                    flow.sender.on_timeout(now);
+                    self.flush_sender(now, f);
+                }
+                Event::ReceiverTimer(f) => {
+                    let flow = &mut self.flows[f.index()];
+                    if flow.receiver_wakeup == Some(now) {
+                        flow.receiver_wakeup = None;
+                    }
+                    flow.receiver.on_timeout(now);
+                    self.flush_receiver(now, f);
+                }
+                Event::SlowTick(i) => {
+                    let (period, members) = &self.slow_clocks[i];
+                    let (period, members) = (*period, members.clone());
+                    for f in members {
+                        self.flows[f.index()].sender.on_slow_tick(now);
+                        self.flush_sender(now, f);
+                    }
+                    self.queue.schedule(now + period, Event::SlowTick(i));
+                }
+                Event::FastTick => {
+                    for i in 0..self.fast_tick_flows.len() {
+                        let f = self.fast_tick_flows[i];
+                        self.flows[f.index()].receiver.on_fast_tick();
+                        self.flush_receiver(now, f);
+                    }
+                    self.queue.schedule(now + BSD_FAST_TICK, Event::FastTick);
+                }
+                Event::FlowStart(f) => {
+                    let size = self.scenario.flows[f.index()].size_bytes;
+                    self.flows[f.index()].sender.start(now, size);
+                    self.flush_sender(now, f);
+                }
+                Event::FlowStop(f) => self.flows[f.index()].sender.stop(),
+                Event::MeasureStart => {
+                    for flow in &mut self.flows {
+                        let st = flow.receiver.stats();
+                        flow.delivered_at_start = (st.bytes_delivered, st.wire_bytes_delivered);
+                    }
+                }
+                Event::MeasureEnd => self.snapshot_measure_end(),
+                Event::Sample => {
+                    self.sample(now);
+                    let interval = self.scenario.series_interval.expect("sampling is on");
+                    self.queue.schedule(now + interval, Event::Sample);
+                }
+                Event::End => {
+                    self.snapshot_measure_end();
+                    break;
+                }
+            }
+        }
+    }
+
+    fn snapshot_measure_end(&mut self) {
+        for flow in &mut self.flows {
+            if flow.delivered_at_end.is_none() {
+                let st = flow.receiver.stats();
+                flow.delivered_at_end = Some((st.bytes_delivered, st.wire_bytes_delivered));
+            }
+        }
+    }
+
+    /// Puts `pkt` on the link towards its destination.
+    fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        let link = self.scenario.routes[node.index()][pkt.dst.index()]
+            .expect("routes were validated when the scenario was loaded");
+        if let Offer::StartedTx { tx_done_at } = self.links[link.index()].offer(now, pkt) {
+            self.queue.schedule(tx_done_at, Event::TxDone(link));
+        }
+    }
+
+    fn tx_done(&mut self, now: SimTime, link: LinkId) {
+        let l = &mut self.links[link.index()];
+        let (pkt, arrive_at, next) = l.complete_tx(now);
+        let to = self.scenario.links[link.index()].to;
+        self.queue
+            .schedule(arrive_at, Event::Arrive { node: to, pkt });
+        if let Some(t) = next {
+            self.queue.schedule(t, Event::TxDone(link));
+        }
+    }
+
+    fn arrive(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        if node != pkt.dst {
+            self.forward(now, node, pkt);
+            return;
+        }
+        let Some(header) = pkt.tcp().copied() else {
+            return;
+        };
+        let f = pkt.flow;
+        if header.is_data {
+            self.flows[f.index()].receiver.on_data(now, &header);
+            self.flush_receiver(now, f);
+        } else {
+            self.flows[f.index()].sender.on_ack(now, &header);
+            self.flush_sender(now, f);
+        }
+    }
+
+    /// Sends what the sender produced and keeps its wake-up scheduled.
+    fn flush_sender(&mut self, now: SimTime, f: FlowId) {
+        let flow = &mut self.flows[f.index()];
+        flow.sender.drain_transmit(&mut self.segments);
+        let (src, dst) = (flow.src, flow.dst);
+        if let Some(t) = flow.sender.next_timeout()
+            && flow.sender_wakeup.is_none_or(|w| t < w)
+        {
+            flow.sender_wakeup = Some(t);
+            self.queue.schedule(t.max(now), Event::SenderTimer(f));
+        }
+        for i in 0..self.segments.len() {
+            let seg = self.segments[i];
+            let pkt = Packet::tcp_segment(f, src, dst, seg.wire_bytes, now, seg.header);
+            self.forward(now, src, pkt);
+        }
+        self.segments.clear();
+    }
+
+    fn flush_receiver(&mut self, now: SimTime, f: FlowId) {
+        let flow = &mut self.flows[f.index()];
+        flow.receiver.drain_transmit(&mut self.acks);
+        let (src, dst) = (flow.src, flow.dst);
+        let ack_bytes = flow.receiver.ack_wire_bytes();
+        if let Some(t) = flow.receiver.next_timeout()
+            && flow.receiver_wakeup.is_none_or(|w| t < w)
+        {
+            flow.receiver_wakeup = Some(t);
+            self.queue.schedule(t.max(now), Event::ReceiverTimer(f));
+        }
+        for i in 0..self.acks.len() {
+            let pkt = Packet::tcp_segment(f, dst, src, ack_bytes, now, self.acks[i]);
+            self.forward(now, dst, pkt);
+        }
+        self.acks.clear();
+    }
+
+    fn sample(&mut self, now: SimTime) {
+        let Some(series) = self.series.as_mut() else {
+            return;
+        };
+        let interval = self
+            .scenario
+            .series_interval
+            .expect("sampling is on")
+            .as_secs_f64();
+        let t = now.as_secs_f64();
+        for (flow, spec) in self.flows.iter_mut().zip(&self.scenario.flows) {
+            let delivered = flow.receiver.stats().bytes_delivered;
+            let bytes = delivered - flow.delivered_at_last_sample;
+            flow.delivered_at_last_sample = delivered;
+            series.flow_time_s.push(t);
+            series.flow.push(spec.name.clone());
+            series.cwnd.push(flow.sender.cwnd_segments());
+            series.ssthresh.push(flow.sender.ssthresh_segments());
+            series.throughput_bps.push(if now == SimTime::ZERO {
+                0.0
+            } else {
+                bytes as f64 * 8.0 / interval
+            });
+        }
+        for (link, spec) in self.links.iter().zip(&self.scenario.links) {
+            series.link_time_s.push(t);
+            series.link.push(spec.name.clone());
+            series.queue_packets.push(link.queue_len_packets());
+        }
+    }
+
+    fn results(self, replication: u32) -> RunResult {
+        let s = self.scenario;
+        let end = SimTime::ZERO + s.duration;
+        let window_s = (s.measure_until.as_ps() - s.measure_from.as_ps()) as f64 / 1e12;
+        let names = |v: Vec<String>| Column::Str(v);
+
+        let mut goodput = Vec::new();
+        let mut wire_tput = Vec::new();
+        for flow in &self.flows {
+            let (p1, w1) = flow.delivered_at_end.unwrap_or((0, 0));
+            goodput.push((p1 - flow.delivered_at_start.0) as f64 * 8.0 / window_s);
+            wire_tput.push((w1 - flow.delivered_at_start.1) as f64 * 8.0 / window_s);
+        }
+        let sender_col = |get: &dyn Fn(&TcpSender) -> u64| {
+            Column::U64(self.flows.iter().map(|f| get(&f.sender)).collect())
+        };
+        let mut flows = Table::default();
+        flows.push(
+            "flow",
+            names(s.flows.iter().map(|f| f.name.clone()).collect()),
+        );
+        flows.push(
+            "variant",
+            names(s.flows.iter().map(|f| f.variant_name.to_string()).collect()),
+        );
+        flows.push(
+            "profile",
+            names(s.flows.iter().map(|f| f.profile_name.to_string()).collect()),
+        );
+        flows.push(
+            "src",
+            names(
+                s.flows
+                    .iter()
+                    .map(|f| s.nodes[f.src.index()].clone())
+                    .collect(),
+            ),
+        );
+        flows.push(
+            "dst",
+            names(
+                s.flows
+                    .iter()
+                    .map(|f| s.nodes[f.dst.index()].clone())
+                    .collect(),
+            ),
+        );
+        flows.push("goodput_bps", Column::F64(goodput.clone()));
+        flows.push("wire_throughput_bps", Column::F64(wire_tput));
+        flows.push(
+            "bytes_delivered",
+            Column::U64(
+                self.flows
+                    .iter()
+                    .map(|f| f.receiver.stats().bytes_delivered)
+                    .collect(),
+            ),
+        );
+        flows.push("data_pkts_sent", sender_col(&|x| x.stats().data_pkts_sent));
+        flows.push("retx_pkts", sender_col(&|x| x.stats().retx_pkts));
+        flows.push("retx_fast", sender_col(&|x| x.stats().retx_fast));
+        flows.push("retx_go_back_n", sender_col(&|x| x.stats().retx_go_back_n));
+        flows.push("timeouts", sender_col(&|x| x.stats().timeouts));
+        flows.push("timeouts_all", sender_col(&|x| x.stats().timeouts_all));
+        flows.push(
+            "fast_retransmits",
+            sender_col(&|x| x.stats().fast_retransmits),
+        );
+        flows.push(
+            "fast_recoveries",
+            sender_col(&|x| x.stats().fast_recoveries),
+        );
+        flows.push("cwnd_cuts", sender_col(&|x| x.stats().cwnd_cuts));
+        flows.push("acks_rcvd", sender_col(&|x| x.stats().acks_rcvd));
+        flows.push("dupacks_rcvd", sender_col(&|x| x.stats().dupacks_rcvd));
+        flows.push("rtt_samples", sender_col(&|x| x.stats().rtt_samples));
+        let mean = |sum: f64, n: u64| if n == 0 { f64::NAN } else { sum / n as f64 };
+        flows.push(
+            "rtt_mean_s",
+            Column::F64(
+                self.flows
+                    .iter()
+                    .map(|f| mean(f.sender.stats().rtt_sum_s, f.sender.stats().rtt_samples))
+                    .collect(),
+            ),
+        );
+        flows.push(
+            "rtt_quantised_mean_s",
+            Column::F64(
+                self.flows
+                    .iter()
+                    .map(|f| {
+                        mean(
+                            f.sender.stats().rtt_quantised_sum_s,
+                            f.sender.stats().rtt_samples,
+                        )
+                    })
+                    .collect(),
+            ),
+        );
+        flows.push(
+            "final_cwnd",
+            Column::F64(
+                self.flows
+                    .iter()
+                    .map(|f| f.sender.cwnd_segments())
+                    .collect(),
+            ),
+        );
+        flows.push(
+            "final_ssthresh",
+            Column::F64(
+                self.flows
+                    .iter()
+                    .map(|f| f.sender.ssthresh_segments())
+                    .collect(),
+            ),
+        );
+        flows.push(
+            "completion_time_s",
+            Column::F64(
+                self.flows
+                    .iter()
+                    .zip(&s.flows)
+                    .map(|(f, spec)| {
+                        f.sender
+                            .completed_at()
+                            .map_or(f64::NAN, |t| t.as_secs_f64() - spec.start.as_secs_f64())
+                    })
+                    .collect(),
+            ),
+        );
+        flows.push(
+            "dup_pkts_rcvd",
+            Column::U64(
+                self.flows
+                    .iter()
+                    .map(|f| f.receiver.stats().dup_pkts_rcvd)
+                    .collect(),
+            ),
+        );
+        flows.push(
+            "acks_sent",
+            Column::U64(
+                self.flows
+                    .iter()
+                    .map(|f| f.receiver.stats().acks_sent)
+                    .collect(),
+            ),
+        );
+
+        let link_col =
+            |get: &dyn Fn(&Link) -> u64| Column::U64(self.links.iter().map(get).collect());
+        let mut links = Table::default();
+        links.push(
+            "link",
+            names(s.links.iter().map(|l| l.name.clone()).collect()),
+        );
+        links.push(
+            "rate_bps",
+            Column::U64(s.links.iter().map(|l| l.rate.bps()).collect()),
+        );
+        links.push(
+            "delay_s",
+            Column::F64(s.links.iter().map(|l| l.delay.as_secs_f64()).collect()),
+        );
+        links.push("arrivals", link_col(&|l| l.stats().arrivals));
+        links.push("departures", link_col(&|l| l.stats().departures));
+        links.push("drops", link_col(&|l| l.stats().drops_total()));
+        links.push("drops_overflow", link_col(&|l| l.stats().drops_overflow));
+        links.push("drops_forced", link_col(&|l| l.stats().drops_forced));
+        links.push("drops_random", link_col(&|l| l.stats().drops_random));
+        links.push(
+            "max_queue_packets",
+            link_col(&|l| l.stats().max_queue_packets),
+        );
+        links.push("max_queue_bytes", link_col(&|l| l.stats().max_queue_bytes));
+        links.push(
+            "mean_queue_packets",
+            Column::F64(
+                self.links
+                    .iter()
+                    .map(|l| l.stats().mean_queue_packets(end, l.queue_len_packets()))
+                    .collect(),
+            ),
+        );
+        links.push(
+            "utilization",
+            Column::F64(
+                self.links
+                    .iter()
+                    .map(|l| l.stats().busy_ps as f64 / end.as_ps() as f64)
+                    .collect(),
+            ),
+        );
+
+        let total: f64 = goodput.iter().sum();
+        let sum_sender = |get: &dyn Fn(&TcpSender) -> u64| {
+            self.flows.iter().map(|f| get(&f.sender)).sum::<u64>()
+        };
+        let mut summary = Table::default();
+        summary.push("scenario", Column::Str(vec![s.name.clone()]));
+        summary.push("replication", Column::U64(vec![u64::from(replication)]));
+        summary.push("seed", Column::U64(vec![s.seed]));
+        summary.push("duration_s", Column::F64(vec![s.duration.as_secs_f64()]));
+        summary.push("flows", Column::U64(vec![self.flows.len() as u64]));
+        summary.push("total_goodput_bps", Column::F64(vec![total]));
+        summary.push(
+            "efficiency",
+            Column::F64(vec![
+                s.efficiency_max
+                    .map_or(f64::NAN, |max| total / max.bps() as f64),
+            ]),
+        );
+        summary.push("jain_index", Column::F64(vec![jain_index(&goodput)]));
+        summary.push("cov", Column::F64(vec![coefficient_of_variation(&goodput)]));
+        summary.push(
+            "timeouts",
+            Column::U64(vec![sum_sender(&|x| x.stats().timeouts)]),
+        );
+        summary.push(
+            "fast_retransmits",
+            Column::U64(vec![sum_sender(&|x| x.stats().fast_retransmits)]),
+        );
+        summary.push(
+            "fast_recoveries",
+            Column::U64(vec![sum_sender(&|x| x.stats().fast_recoveries)]),
+        );
+        summary.push(
+            "retx_pkts",
+            Column::U64(vec![sum_sender(&|x| x.stats().retx_pkts)]),
+        );
+        summary.push(
+            "drops",
+            Column::U64(vec![
+                self.links.iter().map(|l| l.stats().drops_total()).sum(),
+            ]),
+        );
+        summary.push("events", Column::U64(vec![self.queue.events_processed()]));
+
+        let (flow_series, link_series) = match self.series {
+            Some(series) => {
+                let mut fs = Table::default();
+                fs.push("time_s", Column::F64(series.flow_time_s));
+                fs.push("flow", Column::Str(series.flow));
+                fs.push("cwnd", Column::F64(series.cwnd));
+                fs.push("ssthresh", Column::F64(series.ssthresh));
+                fs.push("throughput_bps", Column::F64(series.throughput_bps));
+                let mut ls = Table::default();
+                ls.push("time_s", Column::F64(series.link_time_s));
+                ls.push("link", Column::Str(series.link));
+                ls.push("queue_packets", Column::U64(series.queue_packets));
+                (Some(fs), Some(ls))
+            }
+            None => (None, None),
+        };
+        RunResult {
+            flows,
+            links,
+            summary,
+            flow_series,
+            link_series,
+            events: self.queue.events_processed(),
+            goodput_bps: goodput,
+        }
+    }
+}
