@@ -78,6 +78,8 @@ pub struct RunResult {
     pub summary: Table,
     pub flow_series: Option<Table>,
     pub link_series: Option<Table>,
+    /// Congestion events per flow (when `metrics.tcp_events` is on).
+    pub tcp_events: Option<Table>,
     /// Events processed (for speed figures).
     pub events: u64,
     /// Per-flow goodput over the measurement window, bit/s of payload (same order as flows).
@@ -148,8 +150,12 @@ impl<'a> Simulation<'a> {
                 if f.receiver.ack_policy == AckPolicy::DelayedBsd {
                     fast_tick_flows.push(id);
                 }
+                let mut sender = TcpSender::new(f.sender.clone(), boot_phase);
+                if scenario.tcp_events {
+                    sender.enable_trace();
+                }
                 FlowState {
-                    sender: TcpSender::new(f.sender.clone(), boot_phase),
+                    sender,
                     receiver: TcpReceiver::new(f.receiver.clone()),
                     src: f.src,
                     dst: f.dst,
@@ -642,8 +648,49 @@ impl<'a> Simulation<'a> {
             }
             None => (None, None),
         };
+        let tcp_events = s.tcp_events.then(|| {
+            let mut t = Table::default();
+            let events: Vec<(&str, &congsim_tcp::TraceEvent)> = self
+                .flows
+                .iter()
+                .zip(&s.flows)
+                .flat_map(|(f, spec)| {
+                    f.sender
+                        .trace()
+                        .iter()
+                        .map(move |e| (spec.name.as_str(), e))
+                })
+                .collect();
+            t.push(
+                "time_s",
+                Column::F64(events.iter().map(|(_, e)| e.time.as_secs_f64()).collect()),
+            );
+            t.push(
+                "flow",
+                Column::Str(events.iter().map(|(n, _)| n.to_string()).collect()),
+            );
+            t.push(
+                "event",
+                Column::Str(
+                    events
+                        .iter()
+                        .map(|(_, e)| e.kind.name().to_string())
+                        .collect(),
+                ),
+            );
+            t.push(
+                "cwnd",
+                Column::F64(events.iter().map(|(_, e)| e.cwnd).collect()),
+            );
+            t.push(
+                "ssthresh",
+                Column::F64(events.iter().map(|(_, e)| e.ssthresh).collect()),
+            );
+            t
+        });
         RunResult {
             flows,
+            tcp_events,
             links,
             summary,
             flow_series,

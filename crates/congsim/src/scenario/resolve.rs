@@ -66,6 +66,7 @@ pub struct Scenario {
     pub routes: Vec<Vec<Option<LinkId>>>,
     pub efficiency_max: Option<Rate>,
     pub series_interval: Option<SimDuration>,
+    pub tcp_events: bool,
     /// The file as parsed, for echoing the configuration next to results.
     pub source: ScenarioFile,
 }
@@ -359,6 +360,7 @@ impl Scenario {
             routes,
             efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
             series_interval,
+            tcp_events: file.metrics.tcp_events,
             source: file,
         })
     }

@@ -276,6 +276,9 @@ pub struct MetricsSpec {
     pub efficiency_max_rate: Option<RateText>,
     /// Sample cwnd, ssthresh, per-flow throughput and queue lengths at this interval.
     pub series_interval: Option<DurationText>,
+    /// Record every fast retransmit, timeout and end of fast recovery with cwnd and ssthresh.
+    #[serde(default)]
+    pub tcp_events: bool,
 }
 
 /// Drop the `packet`-th (1-based) data packet of `flow` arriving at the link `from`→`to`.

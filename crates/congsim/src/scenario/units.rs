@@ -24,8 +24,17 @@ macro_rules! unit_string {
 
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let text = String::deserialize(deserializer)?;
-                Self::parse(&text).map_err(serde::de::Error::custom)
+                struct Text;
+                impl serde::de::Visitor<'_> for Text {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        write!(f, "a quoted value with its unit, such as \"{}\"", $example)
+                    }
+                    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<$name, E> {
+                        $name::parse(text).map_err(E::custom)
+                    }
+                }
+                deserializer.deserialize_str(Text)
             }
         }
 

@@ -1,0 +1,158 @@
+//! Every kind of mistake gets one precise message naming the file, the field and what is
+//! allowed. The table pins the exact text.
+
+use congsim::scenario::from_toml_str;
+
+const BASE: &str = r#"nodes = ["a", "b"]
+[simulation]
+duration = "1s"
+[[links]]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "1ms"
+[[flows]]
+from = "a"
+to = "b"
+"#;
+
+/// Turns the valid base file into a broken one.
+type Edit = Box<dyn Fn(&str) -> String>;
+
+fn error_for(edit: impl Fn(&str) -> String) -> String {
+    match from_toml_str(&edit(BASE), "bad.toml") {
+        Ok(_) => "accepted".to_string(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn the_base_scenario_is_valid() {
+    assert_eq!(error_for(|b| b.to_string()), "accepted");
+}
+
+#[test]
+fn malformed_scenarios_get_exact_messages() {
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "rate without a valid unit",
+            Box::new(|b| b.replace("\"10Mbps\"", "\"10 Mbs\"")),
+            "bad.toml: links[0].rate: \"10 Mbs\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\") (line 7, column 8)",
+        ),
+        (
+            "negative rate",
+            Box::new(|b| b.replace("\"10Mbps\"", "\"-5Mbps\"")),
+            "bad.toml: links[0].rate: \"-5Mbps\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\") (line 7, column 8)",
+        ),
+        (
+            "zero rate",
+            Box::new(|b| b.replace("\"10Mbps\"", "\"0Mbps\"")),
+            "bad.toml: links[0].rate: \"0Mbps\" must be greater than zero (line 7, column 8)",
+        ),
+        (
+            "duration without a unit",
+            Box::new(|b| b.replace("\"1ms\"", "\"1\"")),
+            "bad.toml: links[0].delay: \"1\" is not a duration: write a number followed by s, ms, us, ns or ps (e.g. \"5ms\") (line 8, column 9)",
+        ),
+        (
+            "duration as a bare number",
+            Box::new(|b| b.replace("duration = \"1s\"", "duration = 5")),
+            "bad.toml: simulation.duration: invalid type: integer `5`, expected a quoted value with its unit, such as \"5ms\" (line 3, column 12)",
+        ),
+        (
+            "dangling node",
+            Box::new(|b| b.replacen("to = \"b\"", "to = \"c\"", 1)),
+            "bad.toml: links[0].to: unknown node \"c\"; declared nodes are: a, b",
+        ),
+        (
+            "unknown key",
+            Box::new(|b| b.replace("[simulation]\n", "[simulation]\nlength = \"3s\"\n")),
+            "bad.toml: simulation.length: unknown field `length`, expected one of `duration`, `seed`, `replications`, `measure_from`, `measure_until` (line 3, column 1)",
+        ),
+        (
+            "impossible route",
+            Box::new(|b| b.replace("to = \"b\"\nrate", "to = \"b\"\nduplex = false\nrate")),
+            "bad.toml: flows[0]: no route from \"b\" to \"a\" (data and ACKs both need a path; links are one-way when duplex = false)",
+        ),
+        (
+            "unknown variant",
+            Box::new(|b| {
+                format!("{b}[tcp]\nvariant = \"vegas\"\n")
+                    .replace("[[flows]]\nfrom = \"a\"\nto = \"b\"\n[tcp]", "[tcp]")
+            }),
+            "bad.toml: tcp.variant: unknown variant `vegas`, expected `tahoe` or `reno` (line 10, column 11)",
+        ),
+        (
+            "unknown profile",
+            Box::new(|b| {
+                b.replace(
+                    "[[flows]]\nfrom = \"a\"\nto = \"b\"\n",
+                    "[[flows]]\nfrom = \"a\"\nto = \"b\"\ntcp = { profile = \"ns3\" }\n",
+                )
+            }),
+            "bad.toml: flows[0].tcp.profile: unknown variant `ns3`, expected one of `ns2_2000`, `ns2_2002`, `ns2_235`, `bsd` (line 12, column 19)",
+        ),
+        (
+            "packet window on a byte-mode profile",
+            Box::new(|b| {
+                b.replace(
+                    "[[flows]]",
+                    "[tcp]\nprofile = \"bsd\"\nwindow = 20\n[[flows]]",
+                )
+            }),
+            "bad.toml: tcp.window: is the ns-2 window in packets; byte-numbered profiles (bsd) take receiver_buffer instead",
+        ),
+        (
+            "both queue limits",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { limit_packets = 5, limit_bytes = \"5KB\" }",
+                )
+            }),
+            "bad.toml: links[0].queue: give limit_packets or limit_bytes, not both",
+        ),
+        (
+            "loss probability out of range",
+            Box::new(|b| b.replace("delay = \"1ms\"", "delay = \"1ms\"\nrandom_loss = 1.5")),
+            "bad.toml: links[0].random_loss: must be a probability in [0, 1)",
+        ),
+        (
+            "flow starting after the end",
+            Box::new(|b| format!("{b}start = \"2s\"\n")),
+            "bad.toml: flows[0].start: must be before simulation.duration",
+        ),
+        (
+            "missing section",
+            Box::new(|b| b.replace("[simulation]\nduration = \"1s\"\n", "")),
+            "bad.toml: missing field `simulation` (line 1, column 1)",
+        ),
+        (
+            "broken TOML",
+            Box::new(|b| b.replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\"")),
+            "bad.toml: not valid TOML: missing comma between array elements, expected `,` (line 2, column 1)",
+        ),
+        (
+            "duplicate node",
+            Box::new(|b| b.replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"a\"]")),
+            "bad.toml: nodes[2]: duplicate node name \"a\"",
+        ),
+        (
+            "scripted drop on a missing flow",
+            Box::new(|b| {
+                format!("{b}[[drops]]\nfrom = \"a\"\nto = \"b\"\nflow = \"x\"\npacket = 3\n")
+            }),
+            "bad.toml: drops[0].flow: unknown flow \"x\"; flows are: flow0",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (what, edit, expected) in &cases {
+        let got = error_for(edit);
+        if got != *expected {
+            failures.push(format!(
+                "{what}:\n  expected: {expected}\n  got:      {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

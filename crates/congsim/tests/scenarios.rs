@@ -1,0 +1,286 @@
+//! Whole-scenario tests: TOML in, tables out.
+
+use congsim::scenario::from_toml_str;
+use congsim::table::Column;
+use congsim::{RunResult, run};
+
+fn run_toml(text: &str) -> RunResult {
+    let scenario = from_toml_str(text, "test.toml").unwrap_or_else(|e| panic!("{e}"));
+    run(&scenario, 0)
+}
+
+fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
+    let t = match table {
+        "flows" => &r.flows,
+        "summary" => &r.summary,
+        "links" => &r.links,
+        "tcp_events" => r.tcp_events.as_ref().expect("tcp_events on"),
+        _ => unreachable!(),
+    };
+    match t.column(name) {
+        Some(Column::F64(v)) => v.clone(),
+        Some(Column::U64(v)) => v.iter().map(|&x| x as f64).collect(),
+        other => panic!("no numeric column {name}: {other:?}"),
+    }
+}
+
+fn str_col(r: &RunResult, name: &str) -> Vec<String> {
+    match r.tcp_events.as_ref().and_then(|t| t.column(name)) {
+        Some(Column::Str(v)) => v.clone(),
+        other => panic!("no string column {name}: {other:?}"),
+    }
+}
+
+/// src —(100 Mbps, 1 ms)— router —(10 Mbps, 10 ms)— dst, one persistent flow.
+fn three_node(profile: &str, window: u64, queue: u64) -> String {
+    format!(
+        r#"
+nodes = ["src", "router", "dst"]
+[simulation]
+duration = "10s"
+measure_from = "2s"
+[[links]]
+from = "src"
+to = "router"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+from = "router"
+to = "dst"
+rate = "10Mbps"
+delay = "10ms"
+queue = {{ limit_packets = {queue} }}
+[tcp]
+profile = "{profile}"
+packet_size = "1000B"
+window = {window}
+[[flows]]
+from = "src"
+to = "dst"
+"#
+    )
+}
+
+#[test]
+fn window_limited_flow_reaches_window_over_rtt() {
+    let r = run_toml(&three_node("ns2_2000", 20, 50));
+    // RTT = 80 µs + 1 ms + 800 µs + 10 ms (data) + 32 µs + 10 ms + 3.2 µs + 1 ms (ACK).
+    let rtt = 22.9152e-3;
+    let expected = 20.0 * 1000.0 * 8.0 / rtt;
+    let got = f64_col(&r, "flows", "goodput_bps")[0];
+    assert!(
+        (got / expected - 1.0).abs() < 0.01,
+        "goodput {got} vs window/RTT {expected}"
+    );
+    assert_eq!(f64_col(&r, "summary", "drops")[0], 0.0);
+    assert!((f64_col(&r, "flows", "rtt_mean_s")[0] - rtt).abs() < 1e-9);
+}
+
+#[test]
+fn link_limited_flow_reaches_the_payload_rate() {
+    let r = run_toml(&three_node("ns2_2002", 100, 200));
+    // ns2_2002 adds 40 header bytes to each 1000-byte packet.
+    let expected = 10e6 * 1000.0 / 1040.0;
+    let got = f64_col(&r, "flows", "goodput_bps")[0];
+    assert!(
+        (got / expected - 1.0).abs() < 0.01,
+        "goodput {got} vs payload rate {expected}"
+    );
+    assert_eq!(
+        f64_col(&r, "summary", "drops")[0],
+        0.0,
+        "window 100 fits in BDP + queue"
+    );
+}
+
+/// a —(1 Gbps, 10 ms)— b, ns2_2000 Reno, window 64, with data packets dropped on a→b.
+fn lossy_pair(variant: &str, drops: &[u64], size: Option<&str>) -> String {
+    let drops: String = drops
+        .iter()
+        .map(|k| format!("[[drops]]\nfrom = \"a\"\nto = \"b\"\nflow = \"f\"\npacket = {k}\n"))
+        .collect();
+    let size = size.map_or(String::new(), |s| format!("size = \"{s}\"\n"));
+    format!(
+        r#"
+nodes = ["a", "b"]
+[simulation]
+duration = "30s"
+[[links]]
+from = "a"
+to = "b"
+rate = "1Gbps"
+delay = "10ms"
+queue = {{ limit_packets = 1000 }}
+[tcp]
+profile = "ns2_2000"
+variant = "{variant}"
+window = 64
+boot_phase = "zero"
+[metrics]
+tcp_events = true
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+{size}
+{drops}"#
+    )
+}
+
+/// Hand derivation (ACK every packet, slow start one increment per ACK, 8 µs per packet):
+/// rounds of 1, 2, 4, 8 packets leave at about 0, R, 2R, 3R (R = 20.00832 ms). Packet 10
+/// (the 11th) is lost in round 3 (p7..p14). At about 4R the ACKs of p7..p9 raise cwnd to 11 and
+/// p11, p12, p13 bring three duplicates: fast retransmit with ssthresh = cwnd = floor(11/2) = 5.
+/// The retransmission is ACKed after p15..p20, in one new ACK that ends recovery: cwnd = 5,
+/// then one congestion-avoidance increment, 5 + 1/5 = 5.2.
+#[test]
+fn single_drop_gives_the_hand_derived_reno_trajectory() {
+    let r = run_toml(&lossy_pair("reno", &[11], None));
+    let events = str_col(&r, "event");
+    assert_eq!(events, ["fast_retransmit", "recovery_exit"]);
+    let t = f64_col(&r, "tcp_events", "time_s");
+    let rtt = 20.00832e-3;
+    assert!(
+        t[0] >= 4.0 * rtt && t[0] <= 4.0 * rtt + 0.2e-3,
+        "fast retransmit at {} s, expected ≈ 4R = {} s",
+        t[0],
+        4.0 * rtt
+    );
+    assert!(
+        (t[1] - t[0] - rtt).abs() < 0.2e-3,
+        "recovery ends one RTT later"
+    );
+    assert_eq!(f64_col(&r, "tcp_events", "cwnd"), [5.0, 5.2]);
+    assert_eq!(f64_col(&r, "tcp_events", "ssthresh"), [5.0, 5.0]);
+    assert_eq!(f64_col(&r, "flows", "timeouts")[0], 0.0);
+    assert_eq!(f64_col(&r, "flows", "retx_pkts")[0], 1.0);
+}
+
+#[test]
+fn three_drops_in_one_window_make_ns2_reno_time_out() {
+    let r = run_toml(&lossy_pair("reno", &[11, 12, 13], Some("200KB")));
+    assert_eq!(
+        f64_col(&r, "flows", "fast_retransmits")[0],
+        1.0,
+        "the recover guard allows one"
+    );
+    assert!(
+        f64_col(&r, "flows", "timeouts")[0] >= 1.0,
+        "the remaining holes need the RTO"
+    );
+    // RTT samples of one 100 ms tick give RTO = 3 ticks: the stall costs about 0.3 s.
+    let done = f64_col(&r, "flows", "completion_time_s")[0];
+    assert!(done > 0.3 && done < 1.0, "completed after {done} s");
+    // ns-2 sends whole packets: ceil(204800 / 1000) = 205.
+    assert_eq!(f64_col(&r, "flows", "bytes_delivered")[0], 205_000.0);
+    // Tahoe repairs the same losses by going back to one segment, without any timeout.
+    let t = run_toml(&lossy_pair("tahoe", &[11, 12, 13], Some("200KB")));
+    assert_eq!(f64_col(&t, "flows", "timeouts")[0], 0.0);
+}
+
+#[test]
+fn same_seed_same_bytes_other_seed_other_bytes() {
+    let text = |seed: u64| {
+        format!(
+            r#"
+nodes = ["a", "r", "b"]
+[simulation]
+duration = "5s"
+seed = {seed}
+[[links]]
+from = "a"
+to = "r"
+rate = "10Mbps"
+delay = "2ms"
+random_loss = 0.01
+[[links]]
+from = "r"
+to = "b"
+rate = "2Mbps"
+delay = "20ms"
+queue = {{ limit_packets = 20 }}
+[tcp]
+window = 40
+[metrics]
+series_interval = "500ms"
+[[flows]]
+from = "a"
+to = "b"
+count = 3
+"#
+        )
+    };
+    let csv = |r: &RunResult| {
+        [
+            &r.flows,
+            &r.links,
+            &r.summary,
+            r.flow_series.as_ref().unwrap(),
+            r.link_series.as_ref().unwrap(),
+        ]
+        .iter()
+        .map(|t| t.to_csv())
+        .collect::<String>()
+    };
+    let a = csv(&run_toml(&text(7)));
+    assert_eq!(a, csv(&run_toml(&text(7))));
+    assert_ne!(a, csv(&run_toml(&text(8))));
+}
+
+mod delivery {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Every byte of a finite transfer arrives, in order, once, whatever is lost.
+        #[test]
+        fn every_byte_arrives_under_random_loss(
+            seed in 0u64..1_000_000,
+            loss_permille in 0u32..60,
+            variant in prop::sample::select(vec!["tahoe", "reno"]),
+            bsd in any::<bool>(),
+            no_fast_retransmit in any::<bool>(),
+        ) {
+            let size = 300 * 1024u64;
+            let (profile, mss, window) = if bsd {
+                ("bsd", 512u64, "receiver_buffer = \"32KB\"")
+            } else {
+                ("ns2_2000", 1000u64, "window = 32")
+            };
+            let text = format!(
+                r#"
+nodes = ["a", "b"]
+[simulation]
+duration = "900s"
+seed = {seed}
+[[links]]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+random_loss = {loss}
+queue = {{ limit_packets = 30 }}
+[tcp]
+profile = "{profile}"
+variant = "{variant}"
+packet_size = "{mss}B"
+fast_retransmit = {fr}
+{window}
+[[flows]]
+from = "a"
+to = "b"
+size = "{size}B"
+"#,
+                loss = f64::from(loss_permille) / 1000.0,
+                fr = !no_fast_retransmit,
+            );
+            let r = run_toml(&text);
+            // ns-2 sends whole packets; BSD a short last segment.
+            let expected = if bsd { size } else { size.div_ceil(mss) * mss };
+            prop_assert_eq!(f64_col(&r, "flows", "bytes_delivered")[0], expected as f64);
+            prop_assert!(f64_col(&r, "flows", "completion_time_s")[0] > 0.0);
+        }
+    }
+}
