@@ -1,0 +1,96 @@
+"""Translates a congsim scenario of DropTail links and persistent ns-2 TCP flows into an ns-2
+Tcl script with the same topology and the ns2_2000 profile's switches, for side-by-side runs.
+
+It covers what the benchmark scenarios use (duplex DropTail links with packet limits, Reno or
+Tahoe FTP flows) and refuses anything else rather than translating it wrongly.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+# ns2_2000 (spec tcp.md section 6) expressed as ns-2.35 bindings.
+NS2_2000_SETTINGS = """
+Agent/TCP set tcpTick_ 0.1
+Agent/TCP set minrto_ 0
+Agent/TCP set maxrto_ 64
+Agent/TCP set rtxcur_init_ 6.0
+Agent/TCP set windowInit_ 1
+Agent/TCP set syn_ false
+Agent/TCP set delay_growth_ false
+Agent/TCP set useHeaders_ false
+Agent/TCP set rfc2988_ false
+Agent/TCP set precisionReduce_ false
+Agent/TCP set singledup_ 0
+Agent/TCP set timerfix_ false
+Agent/TCP set bugfix_ss_ 0
+Agent/TCP/Reno set exitFastRetrans_ false
+"""
+
+AGENTS = {"reno": "Agent/TCP/Reno", "tahoe": "Agent/TCP"}
+
+
+def _unit(text: str, units: dict[str, float]) -> float:
+    for suffix in sorted(units, key=len, reverse=True):
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * units[suffix]
+    raise ValueError(f"cannot translate {text!r}")
+
+
+def seconds(text: str) -> float:
+    return _unit(text, {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9})
+
+
+def bits_per_second(text: str) -> float:
+    return _unit(text, {"bps": 1.0, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9})
+
+
+def ns2_script(scenario_path: Path) -> str:
+    """The Tcl script; it prints `total_bytes <n>` (sink bytes over all flows) at the end."""
+    sc: dict[str, Any] = tomllib.loads(scenario_path.read_text())
+    tcp = sc.get("tcp", {})
+    if tcp.get("profile", "ns2_2000") != "ns2_2000":
+        raise ValueError("only the ns2_2000 profile is translated")
+    duration = seconds(sc["simulation"]["duration"])
+    out = ["set ns [new Simulator]", NS2_2000_SETTINGS]
+    out.append(f"Agent/TCP set packetSize_ {int(tcp.get('packet_size', '1000B').rstrip('B'))}")
+    out.append(f"Agent/TCP set window_ {int(tcp.get('window', 20))}")
+    for name in sc["nodes"]:
+        out.append(f"set n({name}) [$ns node]")
+    for link in sc["links"]:
+        if not link.get("duplex", True) or link.get("random_loss", 0):
+            raise ValueError("only duplex, lossless links are translated")
+        queue = link.get("queue", {})
+        rate, delay = bits_per_second(link["rate"]), seconds(link["delay"])
+        out.append(f"$ns duplex-link $n({link['from']}) $n({link['to']}) {rate:.0f} {delay:.12f} DropTail")
+        limit = int(queue.get("limit_packets", 50))
+        out.append(f"$ns queue-limit $n({link['from']}) $n({link['to']}) {limit}")
+        out.append(f"$ns queue-limit $n({link['to']}) $n({link['from']}) {limit}")
+    out.append("set sinks {}")
+    for i, flow in enumerate(sc["flows"]):
+        variant = flow.get("tcp", {}).get("variant", tcp.get("variant", "reno"))
+        out += [
+            f"set tcp{i} [new {AGENTS[variant]}]",
+            f"$tcp{i} set fid_ {i}",
+            f"$ns attach-agent $n({flow['from']}) $tcp{i}",
+            f"set sink{i} [new Agent/TCPSink]",
+            f"$ns attach-agent $n({flow['to']}) $sink{i}",
+            f"$ns connect $tcp{i} $sink{i}",
+            f"lappend sinks $sink{i}",
+            f"set ftp{i} [$tcp{i} attach-app FTP]",
+            f"$ns at {seconds(flow.get('start', '0s'))} \"$ftp{i} start\"",
+        ]
+    out += [
+        "proc finish {} {",
+        "    global sinks",
+        "    set total 0",
+        "    foreach s $sinks { set total [expr {$total + [$s set bytes_]}] }",
+        '    puts "total_bytes $total"',
+        "    exit 0",
+        "}",
+        f"$ns at {duration} finish",
+        "$ns run",
+    ]
+    return "\n".join(out) + "\n"
