@@ -61,7 +61,17 @@ impl SerializationClock {
     }
     /// Time to put `bytes` on the wire, advancing the carried remainder.
     pub fn next_tx_time(&mut self, bytes: u64) -> SimDuration {
-        let rate = u128::from(self.rate.bits_per_sec);
+        let rate = self.rate.bits_per_sec;
+        // u64 arithmetic whenever it cannot overflow (any packet below ~2 MB): a 128-bit
+        // division is a library call on the per-packet path.
+        if let Some(numerator) = bytes
+            .checked_mul(8 * PS_PER_S)
+            .and_then(|n| n.checked_add(self.remainder as u64))
+        {
+            self.remainder = u128::from(numerator % rate);
+            return SimDuration::from_ps(numerator / rate);
+        }
+        let rate = u128::from(rate);
         let numerator = u128::from(bytes) * 8 * u128::from(PS_PER_S) + self.remainder;
         self.remainder = numerator % rate;
         SimDuration::from_ps(u64::try_from(numerator / rate).expect("serialization time overflow"))

@@ -1,7 +1,9 @@
 //! The simulation loop: wires the sans-IO models (links, TCP endpoints) to the event queue.
 //!
-//! Per packet and hop there are two events: the end of its transmission on a link and its
-//! arrival at the next node. Retransmission and delayed-ACK timers are *lazy*: a model's
+//! Packets propagating on a link wait in the link's pipe; the queue holds one wake-up per link
+//! (its pipe head), so it stays as small as the topology. On FIFO links the departure time is
+//! computed at enqueue and a packet costs one event per hop; links served by a scheduler also
+//! have an end-of-transmission event. Retransmission and delayed-ACK timers are *lazy*: a model's
 //! deadline is scheduled only when it moves earlier than the wake-up already pending, and a
 //! wake-up that finds its deadline moved later just reschedules. Re-arming a timer on every
 //! ACK therefore costs no heap operation.
@@ -22,12 +24,9 @@ use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};
 const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
 
 enum Event {
-    /// A packet reaches `node` (its last bit has propagated).
-    Arrive {
-        node: NodeId,
-        pkt: Packet,
-    },
-    /// The transmission in progress on a link ends.
+    /// The head of a link's pipe reaches the far node.
+    LinkArrival(LinkId),
+    /// The transmission in progress on a link ends (scheduled service path only).
     TxDone(LinkId),
     SenderTimer(FlowId),
     ReceiverTimer(FlowId),
@@ -123,6 +122,7 @@ impl<'a> Simulation<'a> {
                             streams.stream(&format!("link/{}/loss", l.name)),
                         )
                     }),
+                    fifo_fast_path: l.fifo_fast_path,
                 })
             })
             .collect();
@@ -216,7 +216,13 @@ impl<'a> Simulation<'a> {
         }
         while let Some((now, event)) = self.queue.pop() {
             match event {
-                Event::Arrive { node, pkt } => self.arrive(now, node, pkt),
+                Event::LinkArrival(link) => {
+                    let (pkt, next) = self.links[link.index()].pop_arrival(now);
+                    if let Some(t) = next {
+                        self.queue.schedule(t, Event::LinkArrival(link));
+                    }
+                    self.arrive(now, self.scenario.links[link.index()].to, pkt);
+                }
                 Event::TxDone(link) => self.tx_done(now, link),
                 Event::SenderTimer(f) => {
                     let flow = &mut self.flows[f.index()];
@@ -290,17 +296,22 @@ impl<'a> Simulation<'a> {
     fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         let link = self.scenario.routes[node.index()][pkt.dst.index()]
             .expect("routes were validated when the scenario was loaded");
-        if let Offer::StartedTx { tx_done_at } = self.links[link.index()].offer(now, pkt) {
-            self.queue.schedule(tx_done_at, Event::TxDone(link));
+        match self.links[link.index()].offer(now, pkt) {
+            Offer::Sent {
+                head_arrival: Some(t),
+            } => self.queue.schedule(t, Event::LinkArrival(link)),
+            Offer::StartedTx { tx_done_at } => {
+                self.queue.schedule(tx_done_at, Event::TxDone(link));
+            }
+            Offer::Sent { head_arrival: None } | Offer::Queued | Offer::Dropped { .. } => {}
         }
     }
 
     fn tx_done(&mut self, now: SimTime, link: LinkId) {
-        let l = &mut self.links[link.index()];
-        let (pkt, arrive_at, next) = l.complete_tx(now);
-        let to = self.scenario.links[link.index()].to;
-        self.queue
-            .schedule(arrive_at, Event::Arrive { node: to, pkt });
+        let (head, next) = self.links[link.index()].complete_tx(now);
+        if let Some(t) = head {
+            self.queue.schedule(t, Event::LinkArrival(link));
+        }
         if let Some(t) = next {
             self.queue.schedule(t, Event::TxDone(link));
         }
@@ -385,10 +396,10 @@ impl<'a> Simulation<'a> {
                 bytes as f64 * 8.0 / interval
             });
         }
-        for (link, spec) in self.links.iter().zip(&self.scenario.links) {
+        for (link, spec) in self.links.iter_mut().zip(&self.scenario.links) {
             series.link_time_s.push(t);
             series.link.push(spec.name.clone());
-            series.queue_packets.push(link.queue_len_packets());
+            series.queue_packets.push(link.queue_len_packets(now));
         }
     }
 
@@ -574,7 +585,7 @@ impl<'a> Simulation<'a> {
             Column::F64(
                 self.links
                     .iter()
-                    .map(|l| l.stats().mean_queue_packets(end, l.queue_len_packets()))
+                    .map(|l| l.mean_queue_packets(end))
                     .collect(),
             ),
         );
@@ -583,7 +594,8 @@ impl<'a> Simulation<'a> {
             Column::F64(
                 self.links
                     .iter()
-                    .map(|l| l.stats().busy_ps as f64 / end.as_ps() as f64)
+                    // Whole transmissions count; the last one may run past the end.
+                    .map(|l| (l.stats().busy_ps as f64 / end.as_ps() as f64).min(1.0))
                     .collect(),
             ),
         );

@@ -25,16 +25,39 @@ impl DropTail {
         }
     }
 
-    fn would_overflow(&self, arriving_bytes: u64) -> bool {
+    /// A packet-limited queue without drop-front.
+    pub fn packets(limit: u64, semantics: LimitSemantics) -> Self {
+        Self::new(QueueLimit::Packets(limit), semantics, false)
+    }
+
+    /// The admission test alone, for a queue holding `queued_packets` and `queued_bytes`.
+    /// FIFO links that compute departure times at enqueue keep the queue themselves and ask
+    /// only this.
+    pub fn would_overflow_with(
+        &self,
+        queued_packets: u64,
+        queued_bytes: u64,
+        arriving_bytes: u64,
+    ) -> bool {
         let (queued, adding, limit) = match self.limit {
-            QueueLimit::Packets(limit) => (self.queue.len() as u64, 1, limit),
-            QueueLimit::Bytes(limit) => (self.queued_bytes, arriving_bytes, limit),
+            QueueLimit::Packets(limit) => (queued_packets, 1, limit),
+            QueueLimit::Bytes(limit) => (queued_bytes, arriving_bytes, limit),
         };
         match self.semantics {
             //= ns-2 DropTail::enque: (q_->length() + 1) >= qlim_
             LimitSemantics::Ns2DropTail => queued + adding >= limit,
             LimitSemantics::Waiting => queued + adding > limit,
         }
+    }
+
+    /// `true` if this discipline never reorders or drops from the queue once a packet is
+    /// admitted, so departure times can be computed at enqueue.
+    pub fn is_fifo_admission_only(&self) -> bool {
+        !self.drop_front
+    }
+
+    fn would_overflow(&self, arriving_bytes: u64) -> bool {
+        self.would_overflow_with(self.queue.len() as u64, self.queued_bytes, arriving_bytes)
     }
 
     pub fn enqueue(&mut self, pkt: Packet) -> Enqueued {

@@ -53,6 +53,15 @@ impl Qdisc {
             Self::DropTail(q) => q.dequeue(),
         }
     }
+    /// The admission-only form of this discipline, if it has one: FIFO service and decisions
+    /// made only at enqueue (DropTail without drop-front; RED later).
+    pub fn fifo_admission(&self) -> Option<&DropTail> {
+        match self {
+            Self::DropTail(q) if q.is_fifo_admission_only() => Some(q),
+            Self::DropTail(_) => None,
+        }
+    }
+
     /// Packets waiting (the one in service excluded).
     pub fn len_packets(&self) -> u64 {
         match self {

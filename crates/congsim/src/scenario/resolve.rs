@@ -30,6 +30,9 @@ pub struct ResolvedLink {
     pub drop_front: bool,
     pub random_loss: f64,
     pub forced_drops: Vec<(FlowId, u64)>,
+    /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
+    /// scenario files; tests turn it off to check that both paths agree.
+    pub fifo_fast_path: bool,
 }
 
 /// One TCP flow, resolved.
@@ -219,6 +222,7 @@ impl Scenario {
                     drop_front: spec.queue.drop_front,
                     random_loss: spec.random_loss,
                     forced_drops: Vec::new(),
+                    fifo_fast_path: true,
                 });
                 Ok(())
             };
