@@ -242,7 +242,7 @@ impl Link {
     }
 
     /// Puts a packet into the pipe; returns its arrival time if it is now the head.
-    fn into_pipe(&mut self, arrive_at: SimTime, pkt: Packet) -> Option<SimTime> {
+    fn enter_pipe(&mut self, arrive_at: SimTime, pkt: Packet) -> Option<SimTime> {
         debug_assert!(
             self.pipe.back().is_none_or(|(t, _)| *t <= arrive_at),
             "pipe out of order"
@@ -338,7 +338,7 @@ impl Link {
         fifo.busy_until = start + tx;
         let arrive_at = fifo.busy_until + self.delay;
         Offer::Sent {
-            head_arrival: self.into_pipe(arrive_at, pkt),
+            head_arrival: self.enter_pipe(arrive_at, pkt),
         }
     }
 
@@ -365,7 +365,7 @@ impl Link {
             .in_service
             .take()
             .expect("complete_tx with an idle transmitter");
-        let head = self.into_pipe(now + self.delay, pkt);
+        let head = self.enter_pipe(now + self.delay, pkt);
         let next = self.dequeue(now).map(|p| {
             let tx = self.transmit(&p);
             self.in_service = Some(p);
