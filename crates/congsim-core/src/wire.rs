@@ -36,8 +36,9 @@ pub struct TcpHeader {
     pub ack: u64,
     /// Payload bytes carried (0 for a pure ACK or the ns-2 40-byte opening packet).
     pub payload_bytes: u32,
-    /// Advertised receive window in bytes, already scaled back (0 when not modelled).
-    pub window_bytes: u64,
+    /// Advertised receive window in bytes, already scaled back (0 when not modelled). RFC 1323
+    /// caps it at 65535 << 14, which fits.
+    pub window_bytes: u32,
     pub flags: TcpFlags,
     /// `true` for a data segment (sender to receiver), `false` for an ACK.
     pub is_data: bool,
@@ -61,7 +62,7 @@ impl TcpHeader {
     }
 
     /// A pure ACK acknowledging everything below `ack`.
-    pub fn ack(ack: u64, window_bytes: u64) -> Self {
+    pub fn ack(ack: u64, window_bytes: u32) -> Self {
         Self {
             seq: 0,
             ack,
@@ -125,5 +126,20 @@ impl Packet {
     /// `true` for a TCP data segment (the packets drop lists and data counters consider).
     pub fn is_tcp_data(&self) -> bool {
         self.tcp().is_some_and(|h| h.is_data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Packets are copied into and out of link pipes at every hop: keep them one cache line.
+    #[test]
+    fn a_packet_fits_in_a_cache_line() {
+        assert!(
+            size_of::<Packet>() <= 64,
+            "Packet grew to {} bytes",
+            size_of::<Packet>()
+        );
     }
 }

@@ -34,17 +34,17 @@ pub struct TcpReceiver {
     ack_held: bool,
     /// ns-2 delayed-ACK timer deadline.
     delack_deadline: Option<SimTime>,
-    advertised_window: u64,
+    advertised_window: u32,
     outbox: Vec<TcpHeader>,
     stats: ReceiverStats,
 }
 
 impl TcpReceiver {
     pub fn new(cfg: ReceiverConfig) -> Self {
-        let advertised_window = if cfg.seq_mode == SeqMode::Bytes {
-            cfg.advertised_window()
-        } else {
-            0
+        let advertised_window = match cfg.seq_mode {
+            // At most 65535 << 14: always fits.
+            SeqMode::Bytes => u32::try_from(cfg.advertised_window()).unwrap_or(u32::MAX),
+            SeqMode::Packets => 0,
         };
         Self {
             cfg,
@@ -68,7 +68,7 @@ impl TcpReceiver {
     }
     /// The window this receiver advertises, in bytes (0 in packet mode).
     pub fn advertised_window(&self) -> u64 {
-        self.advertised_window
+        u64::from(self.advertised_window)
     }
 
     fn segment_index(&self, seq: u64) -> u64 {

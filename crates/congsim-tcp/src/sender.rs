@@ -468,8 +468,8 @@ impl TcpSender {
     pub fn on_ack(&mut self, now: SimTime, ack: &TcpHeader) {
         self.stats.acks_rcvd += 1;
         let window_changed = match self.cfg.seq_mode {
-            SeqMode::Bytes if ack.window_bytes != self.rwnd => {
-                self.rwnd = ack.window_bytes;
+            SeqMode::Bytes if u64::from(ack.window_bytes) != self.rwnd => {
+                self.rwnd = u64::from(ack.window_bytes);
                 true
             }
             _ => false,

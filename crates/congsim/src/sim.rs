@@ -23,6 +23,7 @@ use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};
 /// The 4.3BSD fast timer (delayed ACKs) period.
 const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
 
+#[derive(Clone, Copy)]
 enum Event {
     /// The head of a link's pipe reaches the far node.
     LinkArrival(LinkId),
