@@ -7,9 +7,10 @@ Tahoe FTP flows) and refuses anything else rather than translating it wrongly.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 # ns2_2000 (spec tcp.md section 6) expressed as ns-2.35 bindings.
 NS2_2000_SETTINGS = """
@@ -80,7 +81,7 @@ def ns2_script(scenario_path: Path) -> str:
             f"$ns connect $tcp{i} $sink{i}",
             f"lappend sinks $sink{i}",
             f"set ftp{i} [$tcp{i} attach-app FTP]",
-            f"$ns at {seconds(flow.get('start', '0s'))} \"$ftp{i} start\"",
+            f'$ns at {seconds(flow.get("start", "0s"))} "$ftp{i} start"',
         ]
     out += [
         "proc finish {} {",

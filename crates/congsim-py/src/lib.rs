@@ -1,1 +1,102 @@
+//! `congsim._core`: the Python extension. Glue only: it parses nothing and simulates nothing
+//! itself, and it releases the GIL while a run is in progress.
 
+use congsim::scenario::{self, ScenarioError as RustScenarioError};
+use congsim::table::{Column, Table};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario file is invalid; the message names the file, the field and what is allowed."
+);
+
+fn scenario_error(e: RustScenarioError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+/// A table as `{column: list}` (insertion-ordered, so column order survives).
+fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, column) in &table.columns {
+        let list = match column {
+            Column::F64(v) => PyList::new(py, v)?,
+            Column::U64(v) => PyList::new(py, v)?,
+            Column::Str(v) => PyList::new(py, v)?,
+        };
+        dict.set_item(*name, list)?;
+    }
+    Ok(dict)
+}
+
+/// Checks scenario TOML `text` (labelled `file` in messages); returns a one-line description.
+#[pyfunction]
+fn validate(text: &str, file: &str) -> PyResult<String> {
+    let s = scenario::from_toml_str(text, file).map_err(scenario_error)?;
+    Ok(format!(
+        "{} nodes, {} links, {} flows",
+        s.nodes.len(),
+        s.links.len(),
+        s.flows.len()
+    ))
+}
+
+/// The scenario's name and number of replications.
+#[pyfunction]
+fn describe(text: &str, file: &str) -> PyResult<(String, u32, u64)> {
+    let s = scenario::from_toml_str(text, file).map_err(scenario_error)?;
+    Ok((s.name, s.replications, s.seed))
+}
+
+/// Runs replication `replication` of the scenario; returns `{table: {column: list}}`.
+#[pyfunction]
+#[pyo3(signature = (text, file, replication = 0))]
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    file: &str,
+    replication: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = scenario::from_toml_str(text, file).map_err(scenario_error)?;
+    if replication >= s.replications {
+        return Err(ScenarioError::new_err(format!(
+            "{file}: replication {replication} is out of range: simulation.replications is {}",
+            s.replications
+        )));
+    }
+    let result = py.detach(|| congsim::run(&s, replication));
+    let out = PyDict::new(py);
+    out.set_item("flows", table_to_dict(py, &result.flows)?)?;
+    out.set_item("links", table_to_dict(py, &result.links)?)?;
+    out.set_item("summary", table_to_dict(py, &result.summary)?)?;
+    for (name, table) in [
+        ("flow_series", &result.flow_series),
+        ("link_series", &result.link_series),
+        ("tcp_events", &result.tcp_events),
+    ] {
+        if let Some(t) = table {
+            out.set_item(name, table_to_dict(py, t)?)?;
+        }
+    }
+    Ok(out)
+}
+
+/// The JSON Schema of the scenario format.
+#[pyfunction]
+fn schema() -> String {
+    scenario::json_schema()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    Ok(())
+}

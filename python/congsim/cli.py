@@ -1,0 +1,123 @@
+"""The `congsim` command: run, validate and schema.
+
+User mistakes (a bad scenario, an unwritable folder) end with one line `error: ...` and exit
+status 2, never a traceback. Heavy imports (pandas, pyarrow, rich tables) happen inside the
+commands that need them, so `congsim --help` and `congsim validate` start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from congsim._core import ScenarioError
+
+app = typer.Typer(
+    name="congsim",
+    help="A fast, deterministic simulator of TCP congestion control over IP and ATM networks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    out: Annotated[
+        Path | None, typer.Option(help="Write every table as Parquet and CSV into this folder.")
+    ] = None,
+    replication: Annotated[int, typer.Option(help="Replication index (selects the random streams).")] = 0,
+) -> None:
+    """Run a scenario and print a per-flow summary."""
+    import congsim
+
+    try:
+        scenario = congsim.load(file)
+        results = congsim.run(scenario, replication)
+    except (ScenarioError, OverflowError) as e:
+        _fail(str(e))
+    _print_summary(scenario.name, results)
+    if out is not None:
+        try:
+            written = results.write(out)
+        except OSError as e:
+            _fail(f"{out}: cannot write results: {e.strerror or e}")
+        typer.echo(f"wrote {len(written)} files to {out}")
+
+
+def _print_summary(name: str, results: object) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from congsim.results import Results
+
+    assert isinstance(results, Results)
+    flows = results.flows
+    table = Table(title=f"{name}: flows")
+    for column in ("flow", "variant", "profile", "goodput Mbps", "timeouts", "fast retx", "retx pkts"):
+        table.add_column(column, justify="left" if column in ("flow", "variant", "profile") else "right")
+    for row in flows.to_dict("records"):
+        table.add_row(
+            str(row["flow"]),
+            str(row["variant"]),
+            str(row["profile"]),
+            f"{float(row['goodput_bps']) / 1e6:.3f}",
+            str(row["timeouts"]),
+            str(row["fast_retransmits"]),
+            str(row["retx_pkts"]),
+        )
+    console = Console()
+    console.print(table)
+    s = results.summary.iloc[0]
+    efficiency = "" if s["efficiency"] != s["efficiency"] else f"  efficiency {s['efficiency']:.4f}"
+    console.print(
+        f"total goodput {s['total_goodput_bps'] / 1e6:.3f} Mbps{efficiency}  Jain {s['jain_index']:.4f}"
+        f"  CoV {s['cov']:.4f}  timeouts {s['timeouts']}  drops {s['drops']}  events {s['events']}"
+    )
+
+
+@app.command()
+def validate(file: Annotated[Path, typer.Argument(help="Scenario file (TOML).")]) -> None:
+    """Check a scenario file; report the first problem with its field path."""
+    from congsim import _core
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as e:
+        _fail(f"{file}: cannot read the file: {e.strerror or e}")
+    try:
+        description = _core.validate(text, str(file))
+    except ScenarioError as e:
+        _fail(str(e))
+    typer.echo(f"{file}: ok ({description})")
+
+
+@app.command()
+def schema(
+    out: Annotated[Path | None, typer.Option(help="Write the schema here instead of printing it.")] = None,
+) -> None:
+    """Print the JSON Schema of the scenario format (for editors)."""
+    from congsim import _core
+
+    text = _core.schema()
+    if out is None:
+        typer.echo(text)
+        return
+    try:
+        out.write_text(text + "\n", encoding="utf-8")
+    except OSError as e:
+        _fail(f"{out}: cannot write: {e.strerror or e}")
+
+
+def main() -> None:
+    """Entry point of the `congsim` console script."""
+    sys.exit(app())

@@ -1,0 +1,82 @@
+"""Results of a run as pandas DataFrames, written as Parquet and CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Tables every run produces, then those produced on request.
+ALWAYS = ("flows", "links", "summary")
+OPTIONAL = ("flow_series", "link_series", "tcp_events")
+
+
+class Results:
+    """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
+    `[metrics]`, `flow_series`, `link_series` and `tcp_events`."""
+
+    def __init__(self, tables: dict[str, dict[str, list[object]]]) -> None:
+        self._columns = tables
+
+    def table(self, name: str) -> pd.DataFrame:
+        import pandas as pd
+
+        if name not in self._columns:
+            if name in OPTIONAL:
+                raise KeyError(f"{name} was not recorded: enable it in the scenario's [metrics] table")
+            raise KeyError(f"no table {name!r}; tables are: {', '.join(self.names)}")
+        frame: pd.DataFrame = pd.DataFrame(self._columns[name])
+        return frame
+
+    @property
+    def names(self) -> list[str]:
+        return [n for n in (*ALWAYS, *OPTIONAL) if n in self._columns]
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self.table("flows")
+
+    @property
+    def links(self) -> pd.DataFrame:
+        return self.table("links")
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        return self.table("summary")
+
+    @property
+    def flow_series(self) -> pd.DataFrame:
+        return self.table("flow_series")
+
+    @property
+    def link_series(self) -> pd.DataFrame:
+        return self.table("link_series")
+
+    @property
+    def tcp_events(self) -> pd.DataFrame:
+        return self.table("tcp_events")
+
+    def write(self, directory: str | Path) -> list[Path]:
+        """Writes every table as `<name>.parquet` and `<name>.csv`; returns the paths."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in self.names:
+            frame = self.table(name)
+            parquet = out / f"{name}.parquet"
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), parquet)
+            csv = out / f"{name}.csv"
+            frame.to_csv(csv, index=False)
+            written += [parquet, csv]
+        return written
+
+    def _repr_html_(self) -> str:
+        return "<h4>congsim results</h4>" + self.summary.to_html(index=False)
+
+    def __repr__(self) -> str:
+        return f"Results(tables={self.names})"

@@ -1,0 +1,95 @@
+"""The Python API: load, run, tables, errors."""
+
+from __future__ import annotations
+
+import math
+
+import congsim
+import pytest
+
+TWO_NODES = """
+nodes = ["a", "b"]
+[simulation]
+duration = "2s"
+seed = {seed}
+[[links]]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+random_loss = 0.01
+[tcp]
+window = 30
+[metrics]
+series_interval = "100ms"
+tcp_events = true
+[[flows]]
+from = "a"
+to = "b"
+count = 2
+"""
+
+
+def test_run_returns_dataframes_with_per_flow_results(root):
+    results = congsim.run(congsim.load(root / "scenarios" / "single-flow.toml"))
+    flows = results.flows
+    assert list(flows["flow"]) == ["ftp"]
+    # 20 packets of 1000 B per 22.9152 ms round trip, measured over the whole 10 s run.
+    assert 6.8e6 < flows["goodput_bps"].iloc[0] < 20 * 8000 / 22.9152e-3
+    assert results.summary["flows"].iloc[0] == 1
+    assert set(results.names) == {"flows", "links", "summary", "flow_series", "link_series"}
+    assert len(results.flow_series) == 100  # at 0 s, 0.1 s, ..., 9.9 s: the run ends at 10 s
+
+
+def test_optional_tables_say_how_to_enable_them(root):
+    results = congsim.run(congsim.load(root / "scenarios" / "dumbbell-20.toml"))
+    with pytest.raises(KeyError, match=r"enable it in the scenario's \[metrics\]"):
+        results.tcp_events  # noqa: B018
+
+
+def test_tcp_events_and_series_are_recorded():
+    results = congsim.run(congsim.loads(TWO_NODES.format(seed=1)))
+    events = results.tcp_events
+    assert set(events["event"]) <= {"fast_retransmit", "timeout", "recovery_exit"}
+    assert len(events) > 0, "1 % loss over 2 s must cause recoveries"
+    assert (results.flows["retx_pkts"] > 0).all()
+
+
+def test_scenario_error_is_a_value_error_with_the_field_path():
+    bad = TWO_NODES.format(seed=1).replace('"10Mbps"', '"10 Mbs"')
+    with pytest.raises(ValueError, match=r"^x\.toml: links\[0\]\.rate: \"10 Mbs\" is not a rate"):
+        congsim.loads(bad, "x.toml")
+    assert issubclass(congsim.ScenarioError, ValueError)
+
+
+def test_missing_file_is_a_scenario_error(tmp_path):
+    with pytest.raises(congsim.ScenarioError, match="cannot read the file"):
+        congsim.load(tmp_path / "nope.toml")
+
+
+def test_replication_out_of_range_is_reported():
+    scenario = congsim.loads(TWO_NODES.format(seed=1))
+    with pytest.raises(congsim.ScenarioError, match="replication 3 is out of range"):
+        congsim.run(scenario, replication=3)
+
+
+def test_seed_changes_results_and_same_seed_repeats_them():
+    a = congsim.run(congsim.loads(TWO_NODES.format(seed=1))).flows
+    b = congsim.run(congsim.loads(TWO_NODES.format(seed=1))).flows
+    c = congsim.run(congsim.loads(TWO_NODES.format(seed=2))).flows
+    assert a.equals(b)
+    assert not a.equals(c)
+
+
+def test_schema_describes_the_format():
+    schema = congsim.schema()
+    assert {"simulation", "nodes", "links", "flows", "tcp"} <= set(schema["properties"])
+    assert schema["$defs"]["RateText"]["examples"] == ["155.52Mbps"]
+
+
+def test_metrics_are_consistent():
+    results = congsim.run(congsim.loads(TWO_NODES.format(seed=3)))
+    goodput = results.flows["goodput_bps"]
+    jain = goodput.sum() ** 2 / (len(goodput) * (goodput**2).sum())
+    assert math.isclose(results.summary["jain_index"].iloc[0], jain, rel_tol=1e-12)
+    assert math.isclose(results.summary["total_goodput_bps"].iloc[0], goodput.sum(), rel_tol=1e-12)
