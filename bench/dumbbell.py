@@ -1,0 +1,95 @@
+"""Benchmark: dumbbell-20 in congsim and, when installed, in ns-2, timed as whole processes.
+
+    python bench/dumbbell.py [--repeat N] [--scenario scenarios/dumbbell-20.toml]
+
+Prints congsim's wall time, events/s and packets/s (link transmissions), ns-2's wall time and
+the speed ratio, both runs' total throughput, and the extra start-up of the Python CLI.
+congsim runs through its native runner (`congsim-native`, built here with cargo --release);
+the best of N runs is reported for each program.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from ns2_script import ns2_script, seconds  # noqa: E402
+
+
+def best_of(repeat: int, command: list[str]) -> tuple[float, str]:
+    """Smallest wall time of `repeat` runs, and the output of the last one."""
+    best, out = float("inf"), ""
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        best = min(best, time.perf_counter() - start)
+        out = done.stdout
+    return best, out
+
+
+def native_runner() -> Path:
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "congsim-cli"], cwd=ROOT, check=True)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    return target / "release" / "congsim-native"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--scenario", type=Path, default=ROOT / "scenarios" / "dumbbell-20.toml")
+    args = parser.parse_args()
+
+    runner = native_runner()
+    with tempfile.TemporaryDirectory() as tmp:
+        wall, _ = best_of(args.repeat, [str(runner), "run", str(args.scenario), "--quiet", "--out", tmp])
+        summary = next(csv.DictReader(io.StringIO(Path(tmp, "summary.csv").read_text())))
+        links = list(csv.DictReader(io.StringIO(Path(tmp, "links.csv").read_text())))
+        flows = list(csv.DictReader(io.StringIO(Path(tmp, "flows.csv").read_text())))
+    events = int(summary["events"])
+    packets = sum(int(link["departures"]) for link in links)
+    duration = float(summary["duration_s"])
+    # ns-2's sink counts whole packets: compare wire throughput.
+    congsim_mbps = sum(float(f["wire_throughput_bps"]) for f in flows) / 1e6
+    print(f"scenario          {args.scenario.name}  ({duration:g} s simulated)")
+    rates = f"{events / wall / 1e6:7.2f} M events/s   {packets / wall / 1e6:6.2f} M packets/s"
+    print(f"congsim           {wall:8.3f} s   {rates}")
+    print(f"congsim total     {congsim_mbps:8.3f} Mbps")
+
+    ns = shutil.which("ns")
+    if ns is None:
+        print("ns-2              not installed (apt-get install ns2): no side-by-side run")
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            script = Path(tmp, "scenario.tcl")
+            script.write_text(ns2_script(args.scenario))
+            ns_wall, out = best_of(args.repeat, [ns, str(script)])
+        total_bytes = int(out.split("total_bytes")[1].split()[0])
+        ns_mbps = total_bytes * 8 / seconds(f"{duration}s") / 1e6
+        print(f"ns-2              {ns_wall:8.3f} s")
+        difference = 100 * (congsim_mbps / ns_mbps - 1)
+        print(f"ns-2 total        {ns_mbps:8.3f} Mbps   (congsim differs by {difference:+.2f} %)")
+        print(f"speed-up          {ns_wall / wall:8.1f} x")
+
+    cli = shutil.which("congsim") or str(Path(sys.executable).parent / "congsim")
+    if Path(cli).exists():
+        py_wall, _ = best_of(args.repeat, [cli, "validate", str(args.scenario)])
+        native_validate, _ = best_of(args.repeat, [str(runner), "validate", str(args.scenario)])
+        extra = py_wall - native_validate
+        print(f"Python CLI start  {extra:8.3f} s extra (congsim validate vs congsim-native validate)")
+
+
+if __name__ == "__main__":
+    main()
