@@ -45,36 +45,63 @@ impl fmt::Display for Rate {
 
 /// Serialization times for one transmitter, carrying the sub-picosecond remainder from packet to
 /// packet, so that the sum over any number of packets equals the exact total rounded down once.
+///
+/// A link sees few distinct packet sizes, so `bytes · 8 · 10¹² = q · rate + r` is cached per
+/// size; a transmission is then `q` plus one carry, with no division on the per-packet path.
 #[derive(Clone, Debug)]
 pub struct SerializationClock {
     rate: Rate,
-    /// Remainder of `bits * 10^12 / rate`, in units of 1/rate picoseconds.
+    /// Remainder carried over, in units of 1/rate picoseconds (always `< rate`).
     remainder: u128,
+    /// `(bytes, q, r)` for recently seen sizes.
+    sizes: [(u64, u64, u128); SIZE_CACHE],
+    next_slot: usize,
 }
+
+const SIZE_CACHE: usize = 4;
 
 impl SerializationClock {
     pub fn new(rate: Rate) -> Self {
-        Self { rate, remainder: 0 }
+        Self {
+            rate,
+            remainder: 0,
+            sizes: [(u64::MAX, 0, 0); SIZE_CACHE],
+            next_slot: 0,
+        }
     }
     pub fn rate(&self) -> Rate {
         self.rate
     }
+
+    fn split(&self, bytes: u64) -> (u64, u128) {
+        let rate = u128::from(self.rate.bits_per_sec);
+        let numerator = u128::from(bytes) * 8 * u128::from(PS_PER_S);
+        (
+            u64::try_from(numerator / rate).expect("serialization time overflow"),
+            numerator % rate,
+        )
+    }
+
     /// Time to put `bytes` on the wire, advancing the carried remainder.
     pub fn next_tx_time(&mut self, bytes: u64) -> SimDuration {
-        let rate = self.rate.bits_per_sec;
-        // u64 arithmetic whenever it cannot overflow (any packet below ~2 MB): a 128-bit
-        // division is a library call on the per-packet path.
-        if let Some(numerator) = bytes
-            .checked_mul(8 * PS_PER_S)
-            .and_then(|n| n.checked_add(self.remainder as u64))
-        {
-            self.remainder = u128::from(numerator % rate);
-            return SimDuration::from_ps(numerator / rate);
+        let (q, r) = match self.sizes.iter().find(|(b, _, _)| *b == bytes) {
+            Some(&(_, q, r)) => (q, r),
+            None => {
+                let (q, r) = self.split(bytes);
+                self.sizes[self.next_slot] = (bytes, q, r);
+                self.next_slot = (self.next_slot + 1) % SIZE_CACHE;
+                (q, r)
+            }
+        };
+        let rate = u128::from(self.rate.bits_per_sec);
+        let mut carry = r + self.remainder;
+        let mut ps = q;
+        if carry >= rate {
+            carry -= rate;
+            ps += 1;
         }
-        let rate = u128::from(rate);
-        let numerator = u128::from(bytes) * 8 * u128::from(PS_PER_S) + self.remainder;
-        self.remainder = numerator % rate;
-        SimDuration::from_ps(u64::try_from(numerator / rate).expect("serialization time overflow"))
+        self.remainder = carry;
+        SimDuration::from_ps(ps)
     }
 }
 
@@ -215,6 +242,14 @@ mod tests {
         let total: u64 = (0..1_000_000).map(|_| clock.next_tx_time(53).as_ps()).sum();
         let exact = 1_000_000u128 * 424 * u128::from(PS_PER_S) / 149_760_000;
         assert_eq!(u128::from(total), exact);
+        // Mixed sizes, more than the cache holds: still exact in total.
+        let mut mixed = SerializationClock::new(rate);
+        let sizes = [40u64, 53, 500, 540, 1500, 9000];
+        let total: u128 = (0..60_000)
+            .map(|i| u128::from(mixed.next_tx_time(sizes[i % 6]).as_ps()))
+            .sum();
+        let bits: u128 = (0..60_000).map(|i| u128::from(sizes[i % 6]) * 8).sum();
+        assert_eq!(total, bits * u128::from(PS_PER_S) / 149_760_000);
         // Without the carried remainder the sum would be short by up to 1 ps per cell.
         assert!(u128::from(rate.tx_time(53).as_ps()) * 1_000_000 < exact);
     }

@@ -17,7 +17,7 @@ use congsim_core::wire::{Packet, TcpHeader};
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::DropTail;
-use congsim_ip::{Link, Offer, Qdisc};
+use congsim_ip::{Link, LinkStats, Offer, Qdisc};
 use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};
 
 /// The 4.3BSD fast timer (delayed ACKs) period.
@@ -297,14 +297,38 @@ impl<'a> Simulation<'a> {
     fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         let link = self.scenario.routes[node.index()][pkt.dst.index()]
             .expect("routes were validated when the scenario was loaded");
-        match self.links[link.index()].offer(now, pkt) {
-            Offer::Sent {
-                head_arrival: Some(t),
-            } => self.queue.schedule(t, Event::LinkArrival(link)),
-            Offer::StartedTx { tx_done_at } => {
-                self.queue.schedule(tx_done_at, Event::TxDone(link));
+        self.offer(now, now, link, pkt);
+    }
+
+    /// Offers `pkt` to `link` at `at` and, while the next hop is fed by this link alone, offers
+    /// it on at once (hop fusion: an exact shortcut, see `Link::offer`); the last link of the
+    /// chain gets the packet into its pipe.
+    fn offer(&mut self, now: SimTime, mut at: SimTime, mut link: LinkId, pkt: Packet) {
+        let end = SimTime::ZERO + self.scenario.duration;
+        loop {
+            match self.links[link.index()].offer(now, at, &pkt) {
+                Offer::Departs { arrive_at } => {
+                    let node = self.scenario.links[link.index()].to;
+                    if node != pkt.dst && arrive_at < end && self.scenario.hop_fusion {
+                        let next = self.scenario.routes[node.index()][pkt.dst.index()]
+                            .expect("routes were validated when the scenario was loaded");
+                        if self.scenario.links[next.index()].single_feeder == Some(link)
+                            && self.links[next.index()].accepts_early_offers()
+                        {
+                            (at, link) = (arrive_at, next);
+                            continue;
+                        }
+                    }
+                    if let Some(head) = self.links[link.index()].enter_pipe(arrive_at, pkt) {
+                        self.queue.schedule(head, Event::LinkArrival(link));
+                    }
+                }
+                Offer::StartedTx { tx_done_at } => {
+                    self.queue.schedule(tx_done_at, Event::TxDone(link))
+                }
+                Offer::Queued | Offer::Dropped { .. } => {}
             }
-            Offer::Sent { head_arrival: None } | Offer::Queued | Offer::Dropped { .. } => {}
+            return;
         }
     }
 
@@ -555,8 +579,9 @@ impl<'a> Simulation<'a> {
             ),
         );
 
+        let link_stats: Vec<LinkStats> = self.links.iter().map(|l| l.stats_at(end)).collect();
         let link_col =
-            |get: &dyn Fn(&Link) -> u64| Column::U64(self.links.iter().map(get).collect());
+            |get: &dyn Fn(&LinkStats) -> u64| Column::U64(link_stats.iter().map(get).collect());
         let mut links = Table::default();
         links.push(
             "link",
@@ -570,17 +595,14 @@ impl<'a> Simulation<'a> {
             "delay_s",
             Column::F64(s.links.iter().map(|l| l.delay.as_secs_f64()).collect()),
         );
-        links.push("arrivals", link_col(&|l| l.stats().arrivals));
-        links.push("departures", link_col(&|l| l.stats().departures));
-        links.push("drops", link_col(&|l| l.stats().drops_total()));
-        links.push("drops_overflow", link_col(&|l| l.stats().drops_overflow));
-        links.push("drops_forced", link_col(&|l| l.stats().drops_forced));
-        links.push("drops_random", link_col(&|l| l.stats().drops_random));
-        links.push(
-            "max_queue_packets",
-            link_col(&|l| l.stats().max_queue_packets),
-        );
-        links.push("max_queue_bytes", link_col(&|l| l.stats().max_queue_bytes));
+        links.push("arrivals", link_col(&|l| l.arrivals));
+        links.push("departures", link_col(&|l| l.departures));
+        links.push("drops", link_col(&|l| l.drops_total()));
+        links.push("drops_overflow", link_col(&|l| l.drops_overflow));
+        links.push("drops_forced", link_col(&|l| l.drops_forced));
+        links.push("drops_random", link_col(&|l| l.drops_random));
+        links.push("max_queue_packets", link_col(&|l| l.max_queue_packets));
+        links.push("max_queue_bytes", link_col(&|l| l.max_queue_bytes));
         links.push(
             "mean_queue_packets",
             Column::F64(
@@ -593,10 +615,10 @@ impl<'a> Simulation<'a> {
         links.push(
             "utilization",
             Column::F64(
-                self.links
+                link_stats
                     .iter()
                     // Whole transmissions count; the last one may run past the end.
-                    .map(|l| (l.stats().busy_ps as f64 / end.as_ps() as f64).min(1.0))
+                    .map(|st| (st.busy_ps as f64 / end.as_ps() as f64).min(1.0))
                     .collect(),
             ),
         );
@@ -639,9 +661,7 @@ impl<'a> Simulation<'a> {
         );
         summary.push(
             "drops",
-            Column::U64(vec![
-                self.links.iter().map(|l| l.stats().drops_total()).sum(),
-            ]),
+            Column::U64(vec![link_stats.iter().map(LinkStats::drops_total).sum()]),
         );
         summary.push("events", Column::U64(vec![self.queue.events_processed()]));
 

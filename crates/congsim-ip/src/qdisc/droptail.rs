@@ -25,6 +25,10 @@ impl DropTail {
         }
     }
 
+    pub fn limit(&self) -> QueueLimit {
+        self.limit
+    }
+
     /// A packet-limited queue without drop-front.
     pub fn packets(limit: u64, semantics: LimitSemantics) -> Self {
         Self::new(QueueLimit::Packets(limit), semantics, false)

@@ -33,6 +33,10 @@ pub struct ResolvedLink {
     /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
     /// scenario files; tests turn it off to check that both paths agree.
     pub fifo_fast_path: bool,
+    /// The one link that every flow path reaching this link comes through, if there is one
+    /// (no path starts here and no other link feeds it). Offers to such a link arrive in the
+    /// feeder's order, which is what hop fusion needs.
+    pub single_feeder: Option<LinkId>,
 }
 
 /// One TCP flow, resolved.
@@ -69,6 +73,9 @@ pub struct Scenario {
     pub routes: Vec<Vec<Option<LinkId>>>,
     pub efficiency_max: Option<Rate>,
     pub series_interval: Option<SimDuration>,
+    /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
+    /// one event per fused hop). On from scenario files; tests turn it off to compare.
+    pub hop_fusion: bool,
     pub tcp_events: bool,
     /// The file as parsed, for echoing the configuration next to results.
     pub source: ScenarioFile,
@@ -223,6 +230,7 @@ impl Scenario {
                     random_loss: spec.random_loss,
                     forced_drops: Vec::new(),
                     fifo_fast_path: true,
+                    single_feeder: None,
                 });
                 Ok(())
             };
@@ -317,6 +325,8 @@ impl Scenario {
             }
         }
 
+        find_single_feeders(&mut links, &routes, &flows);
+
         // Scripted drops.
         for (i, d) in file.drops.iter().enumerate() {
             let p = format!("drops[{i}]");
@@ -362,11 +372,49 @@ impl Scenario {
             links,
             flows,
             routes,
+            hop_fusion: true,
             efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
             series_interval,
             tcp_events: file.metrics.tcp_events,
             source: file,
         })
+    }
+}
+
+/// Where packets entering a link come from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Feeder {
+    /// An agent at the link's tail node (the path starts there).
+    Host,
+    Link(LinkId),
+}
+
+/// Marks each link whose every flow path arrives through the same upstream link.
+fn find_single_feeders(
+    links: &mut [ResolvedLink],
+    routes: &[Vec<Option<LinkId>>],
+    flows: &[ResolvedFlow],
+) {
+    let mut feeders: Vec<Vec<Feeder>> = vec![Vec::new(); links.len()];
+    for flow in flows {
+        // The data path and the ACK path.
+        for (from, to) in [(flow.src, flow.dst), (flow.dst, flow.src)] {
+            let (mut node, mut feeder) = (from, Feeder::Host);
+            while node != to {
+                let link = routes[node.index()][to.index()].expect("routes were validated");
+                if !feeders[link.index()].contains(&feeder) {
+                    feeders[link.index()].push(feeder);
+                }
+                feeder = Feeder::Link(link);
+                node = links[link.index()].to;
+            }
+        }
+    }
+    for (link, fed_by) in links.iter_mut().zip(&feeders) {
+        link.single_feeder = match fed_by.as_slice() {
+            [Feeder::Link(u)] => Some(*u),
+            _ => None,
+        };
     }
 }
 
