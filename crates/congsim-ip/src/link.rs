@@ -92,6 +92,15 @@ pub enum Offer {
     Dropped { reason: DropReason },
 }
 
+/// A packet propagating in the pipe: exactly one cache line, so that writing it at departure
+/// and reading it at arrival, milliseconds apart, each touch one line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct InFlight {
+    arrive_at: SimTime,
+    packet: Packet,
+}
+
 /// A packet waiting on the fast path.
 #[derive(Clone, Copy)]
 struct Waiting {
@@ -160,7 +169,7 @@ pub struct Link {
     in_service: Option<Packet>,
     /// Scheduled path: when each waiting packet was enqueued (for the queue area).
     enqueued_at: VecDeque<SimTime>,
-    pipe: VecDeque<(SimTime, Packet)>,
+    pipe: VecDeque<InFlight>,
     stats: LinkStats,
     forced_drops: Vec<(FlowId, u64)>,
     data_arrivals_by_flow: BTreeMap<FlowId, u64>,
@@ -305,10 +314,13 @@ impl Link {
     /// is now the head (the caller must then wake the link at that time).
     pub fn enter_pipe(&mut self, arrive_at: SimTime, pkt: Packet) -> Option<SimTime> {
         debug_assert!(
-            self.pipe.back().is_none_or(|(t, _)| *t <= arrive_at),
+            self.pipe.back().is_none_or(|f| f.arrive_at <= arrive_at),
             "pipe out of order"
         );
-        self.pipe.push_back((arrive_at, pkt));
+        self.pipe.push_back(InFlight {
+            arrive_at,
+            packet: pkt,
+        });
         (self.pipe.len() == 1).then_some(arrive_at)
     }
 
@@ -433,12 +445,12 @@ impl Link {
     /// The head of the pipe reaches the far node at `now`. Returns it and the arrival time of
     /// the next packet in the pipe.
     pub fn pop_arrival(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
-        let (at, pkt) = self
+        let head = self
             .pipe
             .pop_front()
             .expect("pop_arrival with an empty pipe");
-        debug_assert_eq!(at, now, "pipe head popped at the wrong time");
-        (pkt, self.pipe.front().map(|(t, _)| *t))
+        debug_assert_eq!(head.arrive_at, now, "pipe head popped at the wrong time");
+        (head.packet, self.pipe.front().map(|f| f.arrive_at))
     }
 }
 
@@ -462,14 +474,7 @@ mod tests {
 
     fn data(flow: u32, seq: u64) -> Packet {
         let header = TcpHeader::data(seq, 960);
-        Packet::tcp_segment(
-            FlowId(flow),
-            NodeId(0),
-            NodeId(1),
-            1000,
-            SimTime::ZERO,
-            header,
-        )
+        Packet::tcp_segment(FlowId(flow), NodeId(1), 1000, SimTime::ZERO, header)
     }
 
     fn us(v: u64) -> SimDuration {

@@ -373,7 +373,7 @@ impl<'a> Simulation<'a> {
         }
         for i in 0..self.segments.len() {
             let seg = self.segments[i];
-            let pkt = Packet::tcp_segment(f, src, dst, seg.wire_bytes, now, seg.header);
+            let pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, now, seg.header);
             self.forward(now, src, pkt);
         }
         self.segments.clear();
@@ -391,7 +391,7 @@ impl<'a> Simulation<'a> {
             self.queue.schedule(t.max(now), Event::ReceiverTimer(f));
         }
         for i in 0..self.acks.len() {
-            let pkt = Packet::tcp_segment(f, dst, src, ack_bytes, now, self.acks[i]);
+            let pkt = Packet::tcp_segment(f, src, ack_bytes, now, self.acks[i]);
             self.forward(now, dst, pkt);
         }
         self.acks.clear();

@@ -105,7 +105,7 @@ mod tests {
 
     fn pkt(size: u32, seq: u64) -> Packet {
         let header = TcpHeader::data(seq, size);
-        Packet::tcp_segment(FlowId(0), NodeId(0), NodeId(1), size, SimTime::ZERO, header)
+        Packet::tcp_segment(FlowId(0), NodeId(1), size, SimTime::ZERO, header)
     }
 
     fn fill(q: &mut DropTail, n: u64) -> u64 {
