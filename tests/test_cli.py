@@ -78,3 +78,11 @@ def test_committed_dumbbell_matches_its_generator(root):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert (root / "scenarios" / "dumbbell-20.toml").read_text() == module.dumbbell_toml(20)
+
+
+def test_committed_json_schema_is_current(cli, root):
+    done = congsim(cli, "schema")
+    assert done.returncode == 0
+    assert (root / "schema" / "scenario.schema.json").read_text() == done.stdout, (
+        "regenerate with: congsim schema --out schema/scenario.schema.json"
+    )
