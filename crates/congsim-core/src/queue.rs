@@ -29,10 +29,10 @@ fn key_time(key: Key) -> SimTime {
 }
 
 /// Buckets in the ring (a power of two, a multiple of 64 for the bitmap).
-const BUCKETS: usize = 512;
+const BUCKETS: usize = 1024;
 /// Default bucket width: 2^25 ps ≈ 33.6 µs, so the ring spans ≈ 34 ms (measured on dumbbell-20:
 /// 1024 to 4096 buckets perform alike; fewer, wider buckets touch less memory).
-const DEFAULT_SHIFT: u32 = 26;
+const DEFAULT_SHIFT: u32 = 25;
 
 /// An event beyond the ring's horizon.
 struct Far<E> {
