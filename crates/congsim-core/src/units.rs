@@ -18,9 +18,13 @@ pub struct Rate {
 }
 
 impl Rate {
-    /// `None` for zero: a link that never transmits is a configuration error.
+    /// The largest rate accepted: 1 Pbit/s (and so far below 2^62, which the serialization
+    /// clock's carry arithmetic relies on).
+    pub const MAX_BPS: u64 = 1_000_000_000_000_000;
+
+    /// `None` for zero or above [`Rate::MAX_BPS`].
     pub const fn from_bps(bits_per_sec: u64) -> Option<Self> {
-        if bits_per_sec == 0 {
+        if bits_per_sec == 0 || bits_per_sec > Self::MAX_BPS {
             None
         } else {
             Some(Self { bits_per_sec })
@@ -46,62 +50,49 @@ impl fmt::Display for Rate {
 /// Serialization times for one transmitter, carrying the sub-picosecond remainder from packet to
 /// packet, so that the sum over any number of packets equals the exact total rounded down once.
 ///
-/// A link sees few distinct packet sizes, so `bytes · 8 · 10¹² = q · rate + r` is cached per
-/// size; a transmission is then `q` plus one carry, with no division on the per-packet path.
+/// `bytes · 8 · 10¹² = q · rate + r` is remembered for the last size seen (a link carries
+/// mostly one size: data one way, ACKs the other), so a transmission is usually `q` plus one
+/// carry, with no division on the per-packet path.
 #[derive(Clone, Debug)]
 pub struct SerializationClock {
     rate: Rate,
     /// Remainder carried over, in units of 1/rate picoseconds (always `< rate`).
-    remainder: u128,
-    /// `(bytes, q, r)` for recently seen sizes.
-    sizes: [(u64, u64, u128); SIZE_CACHE],
-    next_slot: usize,
+    remainder: u64,
+    /// `(bytes, q, r)` of the last size seen.
+    last: (u64, u64, u64),
 }
-
-const SIZE_CACHE: usize = 4;
 
 impl SerializationClock {
     pub fn new(rate: Rate) -> Self {
         Self {
             rate,
             remainder: 0,
-            sizes: [(u64::MAX, 0, 0); SIZE_CACHE],
-            next_slot: 0,
+            last: (u64::MAX, 0, 0),
         }
     }
     pub fn rate(&self) -> Rate {
         self.rate
     }
 
-    fn split(&self, bytes: u64) -> (u64, u128) {
-        let rate = u128::from(self.rate.bits_per_sec);
-        let numerator = u128::from(bytes) * 8 * u128::from(PS_PER_S);
-        (
-            u64::try_from(numerator / rate).expect("serialization time overflow"),
-            numerator % rate,
-        )
-    }
-
     /// Time to put `bytes` on the wire, advancing the carried remainder.
     pub fn next_tx_time(&mut self, bytes: u64) -> SimDuration {
-        let (q, r) = match self.sizes.iter().find(|(b, _, _)| *b == bytes) {
-            Some(&(_, q, r)) => (q, r),
-            None => {
-                let (q, r) = self.split(bytes);
-                self.sizes[self.next_slot] = (bytes, q, r);
-                self.next_slot = (self.next_slot + 1) % SIZE_CACHE;
-                (q, r)
-            }
-        };
-        let rate = u128::from(self.rate.bits_per_sec);
-        let mut carry = r + self.remainder;
-        let mut ps = q;
-        if carry >= rate {
-            carry -= rate;
-            ps += 1;
+        if self.last.0 != bytes {
+            let rate = u128::from(self.rate.bits_per_sec);
+            let numerator = u128::from(bytes) * 8 * u128::from(PS_PER_S);
+            let q = u64::try_from(numerator / rate).expect("serialization time overflow");
+            // The remainder is below the rate, which is a u64.
+            self.last = (bytes, q, (numerator % rate) as u64);
         }
-        self.remainder = carry;
-        SimDuration::from_ps(ps)
+        let (_, q, r) = self.last;
+        // r and the carried remainder are both below the rate (< 2^63 in any real network).
+        let carry = r + self.remainder;
+        let over = carry >= self.rate.bits_per_sec;
+        self.remainder = if over {
+            carry - self.rate.bits_per_sec
+        } else {
+            carry
+        };
+        SimDuration::from_ps(q + u64::from(over))
     }
 }
 
@@ -122,6 +113,8 @@ pub enum UnitError {
     Size(String),
     #[error("\"{0}\" must be greater than zero")]
     Zero(String),
+    #[error("\"{0}\" is above the largest rate supported, 1000000Gbps")]
+    TooFast(String),
 }
 
 /// Splits `"155.52Mbps"` into the exact value `15552 / 10^2` and the unit `"Mbps"`.
@@ -168,7 +161,10 @@ pub fn parse_rate(text: &str) -> Result<Rate, UnitError> {
         _ => return Err(err()),
     };
     let bps = scale_exact(mantissa, scale, factor).ok_or_else(err)?;
-    Rate::from_bps(bps).ok_or_else(|| UnitError::Zero(text.to_string()))
+    if bps == 0 {
+        return Err(UnitError::Zero(text.to_string()));
+    }
+    Rate::from_bps(bps).ok_or_else(|| UnitError::TooFast(text.to_string()))
 }
 
 /// Parses `"5ms"`, `"0.5s"`, `"10us"`, `"100ns"`; zero is allowed (e.g. a start time).
@@ -218,6 +214,10 @@ mod tests {
         assert!(parse_rate("10 Mbs").is_err());
         assert!(parse_rate("-5Mbps").is_err());
         assert!(parse_rate("1.5bps").is_err());
+        assert_eq!(
+            parse_rate("2000000Gbps"),
+            Err(UnitError::TooFast("2000000Gbps".into()))
+        );
     }
 
     #[test]

@@ -90,6 +90,13 @@ struct Simulation<'a> {
     scenario: &'a Scenario,
     queue: EventQueue<Event>,
     links: Vec<Link>,
+    /// Per link: the node it leads to (a dense copy of the scenario's, for the hot path).
+    link_to: Vec<NodeId>,
+    /// Per link: the upstream link whose packets may be offered to it ahead of time (hop
+    /// fusion), when fusion is on and the link's discipline allows early offers.
+    fusion_feeder: Vec<Option<LinkId>>,
+    /// `routes[node * nodes + destination]`: the link to forward on.
+    routes: Vec<Option<LinkId>>,
     flows: Vec<FlowState>,
     slow_clocks: Vec<(SimDuration, Vec<FlowId>)>,
     fast_tick_flows: Vec<FlowId>,
@@ -168,10 +175,24 @@ impl<'a> Simulation<'a> {
                 }
             })
             .collect();
+        let link_to = scenario.links.iter().map(|l| l.to).collect();
+        let fusion_feeder = scenario
+            .links
+            .iter()
+            .zip(&links)
+            .map(|(spec, link): (_, &Link)| {
+                spec.single_feeder
+                    .filter(|_| scenario.hop_fusion && link.accepts_early_offers())
+            })
+            .collect();
+        let routes = scenario.routes.iter().flatten().copied().collect();
         Self {
             scenario,
             queue: EventQueue::new(),
             links,
+            link_to,
+            fusion_feeder,
+            routes,
             flows,
             slow_clocks,
             fast_tick_flows,
@@ -222,7 +243,7 @@ impl<'a> Simulation<'a> {
                     if let Some(t) = next {
                         self.queue.schedule(t, Event::LinkArrival(link));
                     }
-                    self.arrive(now, self.scenario.links[link.index()].to, pkt);
+                    self.arrive(now, self.link_to[link.index()], pkt);
                 }
                 Event::TxDone(link) => self.tx_done(now, link),
                 Event::SenderTimer(f) => {
@@ -295,8 +316,7 @@ impl<'a> Simulation<'a> {
 
     /// Puts `pkt` on the link towards its destination.
     fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
-        let link = self.scenario.routes[node.index()][pkt.dst.index()]
-            .expect("routes were validated when the scenario was loaded");
+        let link = self.route(node, pkt.dst);
         self.offer(now, now, link, pkt);
     }
 
@@ -308,13 +328,10 @@ impl<'a> Simulation<'a> {
         loop {
             match self.links[link.index()].offer(now, at, &pkt) {
                 Offer::Departs { arrive_at } => {
-                    let node = self.scenario.links[link.index()].to;
-                    if node != pkt.dst && arrive_at < end && self.scenario.hop_fusion {
-                        let next = self.scenario.routes[node.index()][pkt.dst.index()]
-                            .expect("routes were validated when the scenario was loaded");
-                        if self.scenario.links[next.index()].single_feeder == Some(link)
-                            && self.links[next.index()].accepts_early_offers()
-                        {
+                    let node = self.link_to[link.index()];
+                    if node != pkt.dst && arrive_at < end {
+                        let next = self.route(node, pkt.dst);
+                        if self.fusion_feeder[next.index()] == Some(link) {
                             (at, link) = (arrive_at, next);
                             continue;
                         }
@@ -330,6 +347,11 @@ impl<'a> Simulation<'a> {
             }
             return;
         }
+    }
+
+    fn route(&self, node: NodeId, destination: NodeId) -> LinkId {
+        self.routes[node.index() * self.scenario.nodes.len() + destination.index()]
+            .expect("routes were validated when the scenario was loaded")
     }
 
     fn tx_done(&mut self, now: SimTime, link: LinkId) {
