@@ -76,12 +76,16 @@ def main() -> None:
             script = Path(tmp, "scenario.tcl")
             script.write_text(ns2_script(args.scenario))
             ns_wall, out = best_of(args.repeat, [ns, str(script)])
-        total_bytes = int(out.split("total_bytes")[1].split()[0])
+        ns_counts = dict(line.split() for line in out.splitlines() if line.split()[:1])
+        total_bytes = int(ns_counts["total_bytes"])
         ns_mbps = total_bytes * 8 / seconds(f"{duration}s") / 1e6
         print(f"ns-2              {ns_wall:8.3f} s")
         difference = 100 * (congsim_mbps / ns_mbps - 1)
         print(f"ns-2 total        {ns_mbps:8.3f} Mbps   (congsim differs by {difference:+.2f} %)")
         print(f"speed-up          {ns_wall / wall:8.1f} x")
+        ours = {"timeouts": int(summary["timeouts"]), "retx_pkts": int(summary["retx_pkts"])}
+        for counter, value in ours.items():
+            print(f"{counter:<17} congsim {value:6d}   ns-2 {int(ns_counts[counter]):6d}")
 
     cli = shutil.which("congsim") or str(Path(sys.executable).parent / "congsim")
     if Path(cli).exists():

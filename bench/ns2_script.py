@@ -49,7 +49,8 @@ def bits_per_second(text: str) -> float:
 
 
 def ns2_script(scenario_path: Path) -> str:
-    """The Tcl script; it prints `total_bytes <n>` (sink bytes over all flows) at the end."""
+    """The Tcl script; at the end it prints `total_bytes`, `timeouts` and `retx_pkts`, summed
+    over all flows (sink `bytes_`, sender `nrexmit_` and `nrexmitpack_`)."""
     sc: dict[str, Any] = tomllib.loads(scenario_path.read_text())
     tcp = sc.get("tcp", {})
     if tcp.get("profile", "ns2_2000") != "ns2_2000":
@@ -70,6 +71,7 @@ def ns2_script(scenario_path: Path) -> str:
         out.append(f"$ns queue-limit $n({link['from']}) $n({link['to']}) {limit}")
         out.append(f"$ns queue-limit $n({link['to']}) $n({link['from']}) {limit}")
     out.append("set sinks {}")
+    out.append("set senders {}")
     for i, flow in enumerate(sc["flows"]):
         variant = flow.get("tcp", {}).get("variant", tcp.get("variant", "reno"))
         out += [
@@ -80,15 +82,24 @@ def ns2_script(scenario_path: Path) -> str:
             f"$ns attach-agent $n({flow['to']}) $sink{i}",
             f"$ns connect $tcp{i} $sink{i}",
             f"lappend sinks $sink{i}",
+            f"lappend senders $tcp{i}",
             f"set ftp{i} [$tcp{i} attach-app FTP]",
             f'$ns at {seconds(flow.get("start", "0s"))} "$ftp{i} start"',
         ]
     out += [
         "proc finish {} {",
-        "    global sinks",
+        "    global sinks senders",
         "    set total 0",
         "    foreach s $sinks { set total [expr {$total + [$s set bytes_]}] }",
         '    puts "total_bytes $total"',
+        "    set timeouts 0",
+        "    set retx 0",
+        "    foreach t $senders {",
+        "        set timeouts [expr {$timeouts + [$t set nrexmit_]}]",
+        "        set retx [expr {$retx + [$t set nrexmitpack_]}]",
+        "    }",
+        '    puts "timeouts $timeouts"',
+        '    puts "retx_pkts $retx"',
         "    exit 0",
         "}",
         f"$ns at {duration} finish",
