@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from congsim import sweep
 from congsim._core import ScenarioError
 from congsim.results import Results
 from congsim.scenario import Scenario, load, loads, schema
@@ -22,4 +23,4 @@ try:
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 
-__all__ = ["Results", "Scenario", "ScenarioError", "__version__", "load", "loads", "run", "schema"]
+__all__ = ["Results", "Scenario", "ScenarioError", "__version__", "load", "loads", "run", "schema", "sweep"]

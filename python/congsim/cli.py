@@ -1,4 +1,4 @@
-"""The `congsim` command: run, validate and schema.
+"""The `congsim` command: run, sweep, validate and schema.
 
 User mistakes (a bad scenario, an unwritable folder) end with one line `error: ...` and exit
 status 2, never a traceback. Heavy imports (pandas, pyarrow, rich tables) happen inside the
@@ -83,6 +83,52 @@ def _print_summary(name: str, results: object) -> None:
         f"total goodput {s['total_goodput_bps'] / 1e6:.3f} Mbps{efficiency}  Jain {s['jain_index']:.4f}"
         f"  CoV {s['cov']:.4f}  timeouts {s['timeouts']}  drops {s['drops']}  events {s['events']}"
     )
+
+
+@app.command()
+def sweep(
+    plan: Annotated[
+        Path, typer.Argument(help="Sweep plan (TOML): base scenario, [set], [axes], replications.")
+    ],
+    out: Annotated[
+        Path | None, typer.Option(help="Results store (default: sweeps/<plan name>). Reused to resume.")
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Parallel runs (default: all cores).")] = None,
+) -> None:
+    """Run every configuration and replication of a plan, resuming where a previous run stopped."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from congsim.sweep import PlanError, load_plan, run_sweep
+
+    try:
+        loaded = load_plan(plan)
+    except PlanError as e:
+        _fail(str(e))
+    store = out if out is not None else Path("sweeps") / loaded.name
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task(loaded.name, total=len(loaded.runs()))
+
+        def update(done: int, total: int, failed: int) -> None:
+            label = f"{loaded.name} ({failed} failed)" if failed else loaded.name
+            progress.update(task, completed=done, total=total, description=label)
+
+        try:
+            outcome = run_sweep(loaded, store, workers, on_progress=update)
+        except OSError as e:
+            _fail(f"{store}: cannot write the results store: {e.strerror or e}")
+    stats = outcome.statistics() if outcome.runs else None
+    if stats is not None and not stats.empty:
+        stats.to_csv(store / "statistics.csv", index=False)
+    typer.echo(
+        f"{len(outcome.runs)} runs ({outcome.executed} run now, {len(outcome.runs) - outcome.executed} "
+        f"already stored) in {store}"
+    )
+    if outcome.failures:
+        first = next(iter(outcome.failures.items()))
+        _fail(f"{len(outcome.failures)} runs failed (see {store}/runs/*.error.txt); first: {first[1]}")
 
 
 @app.command()

@@ -33,6 +33,23 @@ fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyD
     Ok(dict)
 }
 
+/// Parses the `[[path, value], ...]` JSON list of overrides.
+fn parse_overrides(json: Option<&str>) -> PyResult<Vec<(String, serde_json::Value)>> {
+    match json {
+        None => Ok(Vec::new()),
+        Some(text) => serde_json::from_str(text).map_err(|e| {
+            PyValueError::new_err(format!(
+                "overrides must be a JSON list of [path, value] pairs: {e}"
+            ))
+        }),
+    }
+}
+
+fn load(text: &str, file: &str, overrides: Option<&str>) -> PyResult<congsim::Scenario> {
+    let overrides = parse_overrides(overrides)?;
+    scenario::from_toml_str_with_overrides(text, file, &overrides).map_err(scenario_error)
+}
+
 /// Checks scenario TOML `text` (labelled `file` in messages); returns a one-line description.
 #[pyfunction]
 fn validate(text: &str, file: &str) -> PyResult<String> {
@@ -45,23 +62,26 @@ fn validate(text: &str, file: &str) -> PyResult<String> {
     ))
 }
 
-/// The scenario's name and number of replications.
+/// The scenario's name, number of replications and seed, after `overrides`.
 #[pyfunction]
-fn describe(text: &str, file: &str) -> PyResult<(String, u32, u64)> {
-    let s = scenario::from_toml_str(text, file).map_err(scenario_error)?;
+#[pyo3(signature = (text, file, overrides = None))]
+fn describe(text: &str, file: &str, overrides: Option<&str>) -> PyResult<(String, u32, u64)> {
+    let s = load(text, file, overrides)?;
     Ok((s.name, s.replications, s.seed))
 }
 
-/// Runs replication `replication` of the scenario; returns `{table: {column: list}}`.
+/// Runs replication `replication` of the scenario (after `overrides`, a JSON list of
+/// `[path, value]` pairs); returns `{table: {column: list}}`.
 #[pyfunction]
-#[pyo3(signature = (text, file, replication = 0))]
+#[pyo3(signature = (text, file, replication = 0, overrides = None))]
 fn run<'py>(
     py: Python<'py>,
     text: &str,
     file: &str,
     replication: u32,
+    overrides: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let s = scenario::from_toml_str(text, file).map_err(scenario_error)?;
+    let s = load(text, file, overrides)?;
     if replication >= s.replications {
         return Err(ScenarioError::new_err(format!(
             "{file}: replication {replication} is out of range: simulation.replications is {}",

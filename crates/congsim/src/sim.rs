@@ -43,6 +43,8 @@ enum Event {
 }
 
 struct FlowState {
+    /// When the application starts (`start` plus the drawn jitter).
+    start_at: SimTime,
     sender: TcpSender,
     receiver: TcpReceiver,
     src: NodeId,
@@ -162,7 +164,14 @@ impl<'a> Simulation<'a> {
                 if scenario.tcp_events {
                     sender.enable_trace();
                 }
+                let jitter = if f.start_jitter.is_zero() {
+                    SimDuration::ZERO
+                } else {
+                    let mut rng = streams.stream(&format!("flow/{}/start", f.name));
+                    SimDuration::from_ps(rng.below(f.start_jitter.as_ps()))
+                };
                 FlowState {
+                    start_at: SimTime::ZERO + f.start + jitter,
                     sender,
                     receiver: TcpReceiver::new(f.receiver.clone()),
                     src: f.src,
@@ -219,8 +228,9 @@ impl<'a> Simulation<'a> {
                 .schedule(Self::at(s.measure_from), Event::MeasureStart);
         }
         for (i, f) in s.flows.iter().enumerate() {
+            let start_at = self.flows[i].start_at;
             self.queue
-                .schedule(Self::at(f.start), Event::FlowStart(FlowId(i as u32)));
+                .schedule(start_at, Event::FlowStart(FlowId(i as u32)));
             if let Some(stop) = f.stop {
                 self.queue
                     .schedule(Self::at(stop), Event::FlowStop(FlowId(i as u32)));
@@ -497,6 +507,15 @@ impl<'a> Simulation<'a> {
                     .collect(),
             ),
         );
+        flows.push(
+            "start_s",
+            Column::F64(
+                self.flows
+                    .iter()
+                    .map(|f| f.start_at.as_secs_f64())
+                    .collect(),
+            ),
+        );
         flows.push("goodput_bps", Column::F64(goodput.clone()));
         flows.push("wire_throughput_bps", Column::F64(wire_tput));
         flows.push(
@@ -573,11 +592,10 @@ impl<'a> Simulation<'a> {
             Column::F64(
                 self.flows
                     .iter()
-                    .zip(&s.flows)
-                    .map(|(f, spec)| {
+                    .map(|f| {
                         f.sender
                             .completed_at()
-                            .map_or(f64::NAN, |t| t.as_secs_f64() - spec.start.as_secs_f64())
+                            .map_or(f64::NAN, |t| (t - f.start_at).as_secs_f64())
                     })
                     .collect(),
             ),

@@ -67,7 +67,7 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "unknown key",
             Box::new(|b| b.replace("[simulation]\n", "[simulation]\nlength = \"3s\"\n")),
-            "bad.toml: simulation.length: unknown field `length`, expected one of `duration`, `seed`, `replications`, `measure_from`, `measure_until` (line 3, column 1)",
+            "bad.toml: simulation.length: unknown field `length`, expected one of `duration`, `seed`, `replications`, `measure_from`, `measure_until`, `start_jitter` (line 3, column 1)",
         ),
         (
             "impossible route",
@@ -155,4 +155,33 @@ fn malformed_scenarios_get_exact_messages() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn overrides_are_validated_like_the_file() {
+    use congsim::scenario::from_toml_str_with_overrides;
+    let over = |path: &str, value: serde_json::Value| match from_toml_str_with_overrides(
+        BASE,
+        "base.toml",
+        &[(path.to_string(), value)],
+    ) {
+        Ok(s) => format!("ok: {} links", s.links.len()),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        over("links[0].delay", serde_json::json!("3ms")),
+        "ok: 2 links"
+    );
+    assert_eq!(
+        over("links[0].rate", serde_json::json!("fast")),
+        "base.toml: links[0].rate: \"fast\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\")"
+    );
+    assert_eq!(
+        over("tcp.colour", serde_json::json!("blue")),
+        "base.toml: tcp.colour: unknown field `colour`, expected one of `variant`, `profile`, `packet_size`, `header_bytes`, `window`, `receiver_buffer`, `window_scaling`, `fast_retransmit`, `delayed_ack`, `delayed_ack_interval`, `tick`, `timer`, `boot_phase`, `initial_rto`, `min_rto`, `initial_window`, `syn`, `max_burst`, `ns2_bugfix`, `tahoe_resume`, `reno_flavour`, `reno_ca_extra`"
+    );
+    assert_eq!(
+        over("flows[2].start", serde_json::json!("1s")),
+        "base.toml: flows[2].start: index 2 is out of range: there are 1"
+    );
 }

@@ -7,6 +7,7 @@
 pub mod schema;
 pub mod units;
 
+mod overrides;
 mod resolve;
 
 pub use resolve::{ResolvedFlow, ResolvedLink, Scenario};
@@ -73,6 +74,35 @@ pub fn parse_file(text: &str, file: &str) -> Result<ScenarioFile, ScenarioError>
 /// Parses and validates scenario TOML `text`.
 pub fn from_toml_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     let parsed = parse_file(text, file)?;
+    Scenario::resolve(parsed, file)
+}
+
+/// Parses scenario TOML `text`, applies `overrides` (field path, value) in order, and
+/// validates the result. Messages name the overridden field's path.
+pub fn from_toml_str_with_overrides(
+    text: &str,
+    file: &str,
+    overrides: &[(String, serde_json::Value)],
+) -> Result<Scenario, ScenarioError> {
+    if overrides.is_empty() {
+        return from_toml_str(text, file);
+    }
+    // Syntax errors keep their line and column.
+    parse_file(text, file)?;
+    let mut document: toml::Table = toml::from_str(text).map_err(|e| ScenarioError {
+        file: file.to_string(),
+        path: String::new(),
+        message: format!("not valid TOML: {}", e.message().trim()),
+    })?;
+    for (path, value) in overrides {
+        overrides::apply(&mut document, path, value, file)?;
+    }
+    let parsed: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(document))
+        .map_err(|e| ScenarioError {
+            file: file.to_string(),
+            path: e.path().to_string(),
+            message: e.into_inner().message().trim().to_string(),
+        })?;
     Scenario::resolve(parsed, file)
 }
 

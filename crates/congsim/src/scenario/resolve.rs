@@ -46,6 +46,8 @@ pub struct ResolvedFlow {
     pub src: NodeId,
     pub dst: NodeId,
     pub start: SimDuration,
+    /// Uniform random extra delay of the start, in `[0, start_jitter)`.
+    pub start_jitter: SimDuration,
     pub stop: Option<SimDuration>,
     /// Bytes of a finite transfer; `None` for a persistent source.
     pub size_bytes: Option<u64>,
@@ -274,9 +276,23 @@ impl Scenario {
             if start >= duration {
                 return Err(ctx.err(format!("{p}.start"), "must be before simulation.duration"));
             }
+            let start_jitter = spec
+                .start_jitter
+                .as_ref()
+                .or(file.simulation.start_jitter.as_ref())
+                .map_or(SimDuration::ZERO, |d| d.value);
+            if start + start_jitter > duration {
+                return Err(ctx.err(
+                    format!("{p}.start_jitter"),
+                    "start + start_jitter must not pass simulation.duration",
+                ));
+            }
             let stop = spec.stop.as_ref().map(|d| d.value);
-            if stop.is_some_and(|s| s <= start) {
-                return Err(ctx.err(format!("{p}.stop"), "must be after start"));
+            if stop.is_some_and(|s| s <= start + start_jitter) {
+                return Err(ctx.err(
+                    format!("{p}.stop"),
+                    "must be after start (and start + start_jitter)",
+                ));
             }
             let size_bytes = match &spec.size {
                 Some(s) if s.value.0 == 0 => {
@@ -314,6 +330,7 @@ impl Scenario {
                     src,
                     dst,
                     start,
+                    start_jitter,
                     stop,
                     size_bytes,
                     sender: tcp.sender.clone(),

@@ -69,6 +69,9 @@ pub struct SimulationSpec {
     /// End of the measurement window (default: the end of the run).
     #[serde(default)]
     pub measure_until: Option<DurationText>,
+    /// Default `start_jitter` of every flow that does not set its own.
+    #[serde(default)]
+    pub start_jitter: Option<DurationText>,
 }
 
 fn default_seed() -> u64 {
@@ -250,6 +253,10 @@ pub struct FlowSpec {
     /// When the application starts sending.
     #[serde(default)]
     pub start: Option<DurationText>,
+    /// Start later by a uniform random offset in `[0, start_jitter)`, drawn from the flow's own
+    /// stream (so replications differ and flows do not start in lockstep).
+    #[serde(default)]
+    pub start_jitter: Option<DurationText>,
     /// When the application stops supplying new data.
     #[serde(default)]
     pub stop: Option<DurationText>,

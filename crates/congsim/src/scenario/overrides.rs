@@ -1,0 +1,158 @@
+//! Parameter overrides: `tcp.variant = "tahoe"`, `links[0].queue.limit_packets = 25`, applied
+//! to a scenario document before it is validated, so that a sweep's values go through the same
+//! checks (and get the same messages) as values written in the file.
+
+use super::ScenarioError;
+use toml::{Table, Value};
+
+/// One step of a field path.
+#[derive(Debug, PartialEq)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Splits `links[0].queue.limit_packets` into steps.
+fn parse_path(path: &str) -> Option<Vec<Step<'_>>> {
+    let mut steps = Vec::new();
+    for part in path.split('.') {
+        let (name, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if name.is_empty() {
+            return None;
+        }
+        steps.push(Step::Key(name));
+        while let Some(stripped) = rest.strip_prefix('[') {
+            let close = stripped.find(']')?;
+            steps.push(Step::Index(stripped[..close].parse().ok()?));
+            rest = &stripped[close + 1..];
+        }
+        if !rest.is_empty() {
+            return None;
+        }
+    }
+    (!steps.is_empty()).then_some(steps)
+}
+
+/// Converts a JSON value (what Python hands over) into a TOML value.
+fn to_toml(value: &serde_json::Value) -> Option<Value> {
+    Some(match value {
+        serde_json::Value::Bool(b) => Value::Boolean(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Integer(i),
+            None => Value::Float(n.as_f64()?),
+        },
+        serde_json::Value::String(s) => Value::String(s.clone()),
+        serde_json::Value::Array(items) => {
+            Value::Array(items.iter().map(to_toml).collect::<Option<_>>()?)
+        }
+        serde_json::Value::Object(map) => Value::Table(
+            map.iter()
+                .map(|(k, v)| Some((k.clone(), to_toml(v)?)))
+                .collect::<Option<Table>>()?,
+        ),
+        serde_json::Value::Null => return None,
+    })
+}
+
+/// Sets `path` to `value` in `document`, creating missing tables (not array entries).
+pub(super) fn apply(
+    document: &mut Table,
+    path: &str,
+    value: &serde_json::Value,
+    file: &str,
+) -> Result<(), ScenarioError> {
+    let err = |message: String| ScenarioError {
+        file: file.to_string(),
+        path: path.to_string(),
+        message,
+    };
+    let steps = parse_path(path).ok_or_else(|| {
+        err("is not a field path (write it like links[0].queue.limit_packets)".to_string())
+    })?;
+    let value = to_toml(value).ok_or_else(|| {
+        err("override values must be strings, numbers, booleans, lists or tables".to_string())
+    })?;
+    let mut slot: &mut Value = document
+        .entry(match steps[0] {
+            Step::Key(k) => k.to_string(),
+            Step::Index(_) => unreachable!("paths start with a name"),
+        })
+        .or_insert_with(|| Value::Table(Table::new()));
+    for step in &steps[1..] {
+        slot = match step {
+            Step::Key(k) => match slot {
+                Value::Table(t) => t
+                    .entry(k.to_string())
+                    .or_insert_with(|| Value::Table(Table::new())),
+                _ => {
+                    return Err(err(format!(
+                        "cannot set \"{k}\": its parent is not a table"
+                    )));
+                }
+            },
+            Step::Index(i) => match slot {
+                Value::Array(items) => {
+                    let n = items.len();
+                    items
+                        .get_mut(*i)
+                        .ok_or_else(|| err(format!("index {i} is out of range: there are {n}")))?
+                }
+                _ => return Err(err(format!("cannot index [{i}]: the field is not a list"))),
+            },
+        };
+    }
+    *slot = value;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_parse_into_steps() {
+        assert_eq!(
+            parse_path("links[0].queue.limit_packets").unwrap(),
+            [
+                Step::Key("links"),
+                Step::Index(0),
+                Step::Key("queue"),
+                Step::Key("limit_packets")
+            ]
+        );
+        assert_eq!(
+            parse_path("tcp.variant").unwrap(),
+            [Step::Key("tcp"), Step::Key("variant")]
+        );
+        for bad in ["", "links[", "links[x]", ".tcp", "links[0]x"] {
+            assert!(parse_path(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn apply_sets_nested_fields_and_reports_bad_indices() {
+        let mut doc: Table =
+            toml::from_str("links = [{ rate = \"1Mbps\" }]\n[tcp]\nwindow = 5\n").unwrap();
+        apply(&mut doc, "tcp.window", &serde_json::json!(40), "f").unwrap();
+        apply(
+            &mut doc,
+            "links[0].queue.limit_packets",
+            &serde_json::json!(25),
+            "f",
+        )
+        .unwrap();
+        assert_eq!(doc["tcp"]["window"].as_integer(), Some(40));
+        assert_eq!(
+            doc["links"][0]["queue"]["limit_packets"].as_integer(),
+            Some(25)
+        );
+        let e = apply(&mut doc, "links[3].rate", &serde_json::json!("2Mbps"), "f").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f: links[3].rate: index 3 is out of range: there are 1"
+        );
+    }
+}

@@ -1,0 +1,150 @@
+"""Sweep plans (TOML) and their expansion into runs with content-addressed keys.
+
+```toml
+name = "buffers"
+scenario = "../scenarios/dumbbell-20.toml"   # relative to this file
+replications = 5                             # default: the scenario's simulation.replications
+
+[set]                                        # overrides applied to every run
+"simulation.duration" = "10s"
+
+[axes]                                       # full factorial over these values
+"tcp.variant" = ["tahoe", "reno"]
+"links[0].queue.limit_packets" = [25, 50, 100, 200, 400]
+```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from congsim import _core
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+#: Values an override may take (what TOML and JSON share).
+Value = str | int | float | bool | list[Any] | dict[str, Any]
+
+
+class PlanError(ValueError):
+    """A sweep plan is invalid; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a sweep: a point of the parameter grid and a replication."""
+
+    key: str
+    params: dict[str, Value]
+    replication: int
+    overrides: list[tuple[str, Value]]
+
+    def overrides_json(self) -> str:
+        return json.dumps([[path, value] for path, value in self.overrides])
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    source: str
+    scenario_text: str
+    scenario_source: str
+    replications: int
+    fixed: dict[str, Value] = field(default_factory=dict)
+    axes: dict[str, list[Value]] = field(default_factory=dict)
+
+    def points(self) -> list[dict[str, Value]]:
+        """Every combination of axis values, in axis order (the last axis varies fastest)."""
+        names = list(self.axes)
+        return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*self.axes.values())]
+
+    def runs(self) -> list[RunSpec]:
+        """Every run, with a key that changes whenever anything that shapes the run changes."""
+        runs = []
+        for params in self.points():
+            # The scenario must allow every replication the plan asks for.
+            overrides = [*self.fixed.items(), *params.items(), ("simulation.replications", self.replications)]
+            for replication in range(self.replications):
+                identity = json.dumps([self.scenario_text, overrides, replication], sort_keys=True)
+                key = hashlib.sha256(identity.encode()).hexdigest()[:20]
+                runs.append(RunSpec(key, params, replication, overrides))
+        return runs
+
+
+def _fail(source: str, where: str, message: str) -> PlanError:
+    return PlanError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
+
+
+def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None) -> Plan:
+    """Parses and checks a plan; every run's scenario is validated before anything runs."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _fail(source, "", f"not valid TOML: {e}") from None
+    allowed = {"name", "scenario", "replications", "set", "axes"}
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise _fail(source, unknown[0], f"unknown key; allowed keys are: {', '.join(sorted(allowed))}")
+    scenario = doc.get("scenario")
+    if not isinstance(scenario, str):
+        raise _fail(source, "scenario", "give the path of the base scenario file as a string")
+    scenario_path = (base_dir or Path.cwd()) / scenario
+    try:
+        scenario_text = scenario_path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise _fail(source, "scenario", f"cannot read {scenario_path}: {e.strerror or e}") from None
+    fixed = doc.get("set", {})
+    axes = doc.get("axes", {})
+    if not isinstance(fixed, dict):
+        raise _fail(source, "set", "must be a table of field path = value")
+    if not isinstance(axes, dict):
+        raise _fail(source, "axes", "must be a table of field path = [values]")
+    for path, values in axes.items():
+        if not isinstance(values, list) or not values:
+            raise _fail(source, f"axes.{path}", "must be a non-empty list of values")
+    both = sorted(set(fixed) & set(axes))
+    if both:
+        raise _fail(source, both[0], "is both fixed in [set] and varied in [axes]")
+    _, scenario_replications, _ = _validated(scenario_text, str(scenario_path), list(fixed.items()), source)
+    replications = doc.get("replications", scenario_replications)
+    if not isinstance(replications, int) or isinstance(replications, bool) or replications < 1:
+        raise _fail(source, "replications", "must be a whole number of at least 1")
+    plan = Plan(
+        name=str(doc.get("name", Path(source).stem)),
+        source=source,
+        scenario_text=scenario_text,
+        scenario_source=str(scenario_path),
+        replications=replications,
+        fixed=fixed,
+        axes=axes,
+    )
+    for params in plan.points():
+        _validated(scenario_text, str(scenario_path), [*fixed.items(), *params.items()], source)
+    return plan
+
+
+def _validated(
+    text: str, scenario_source: str, overrides: list[tuple[str, Any]], plan_source: str
+) -> tuple[str, int, int]:
+    try:
+        return _core.describe(text, scenario_source, json.dumps([[p, v] for p, v in overrides]))
+    except _core.ScenarioError as e:
+        raise PlanError(f"{plan_source}: a run of this plan is invalid: {e}") from None
+
+
+def load_plan(path: str | Path) -> Plan:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise PlanError(f"{p}: cannot read the plan: {e.strerror or e}") from None
+    return loads_plan(text, str(p), p.parent)

@@ -1,0 +1,167 @@
+"""Sweeps: plan validation, statistics, determinism across workers, resumption after a kill."""
+
+from __future__ import annotations
+
+import math
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from congsim.sweep import (
+    PlanError,
+    confidence_half_width,
+    load_plan,
+    loads_plan,
+    run_sweep,
+    student_t_quantile,
+)
+
+PLAN = """
+name = "tiny"
+scenario = "{scenario}"
+replications = 3
+[set]
+"simulation.duration" = "{duration}"
+"simulation.start_jitter" = "200ms"
+"links[1].random_loss" = 0.002
+[axes]
+"tcp.variant" = ["tahoe", "reno"]
+"links[1].queue.limit_packets" = [10, 40]
+"""
+
+
+def write_plan(tmp_path: Path, root: Path, duration: str = "2s") -> Path:
+    plan = tmp_path / "tiny.toml"
+    plan.write_text(PLAN.format(scenario=root / "scenarios" / "single-flow.toml", duration=duration))
+    return plan
+
+
+@pytest.mark.parametrize(
+    ("p", "df", "expected"),
+    [(0.975, 1, 12.706204736), (0.975, 4, 2.776445105), (0.975, 10, 2.228138852), (0.995, 29, 2.756385904)],
+)
+def test_student_t_quantiles_match_tables(p, df, expected):
+    assert student_t_quantile(p, df) == pytest.approx(expected, abs=1e-8)
+    assert student_t_quantile(1 - p, df) == pytest.approx(-expected, abs=1e-8)
+
+
+def test_confidence_interval_half_width():
+    assert confidence_half_width(2.0, 5) == pytest.approx(2.776445105 * 2.0 / math.sqrt(5))
+    assert math.isnan(confidence_half_width(1.0, 1))
+
+
+def test_plan_expands_to_keyed_runs(tmp_path, root):
+    plan = load_plan(write_plan(tmp_path, root))
+    runs = plan.runs()
+    assert len(runs) == 2 * 2 * 3
+    assert len({r.key for r in runs}) == len(runs)
+    assert runs[0].params == {"tcp.variant": "tahoe", "links[1].queue.limit_packets": 10}
+    assert [r.key for r in load_plan(write_plan(tmp_path, root)).runs()] == [r.key for r in runs]
+    longer = load_plan(write_plan(tmp_path, root, duration="3s")).runs()
+    assert not {r.key for r in longer} & {r.key for r in runs}, "a changed setting changes every key"
+
+
+def test_sweep_statistics_and_identical_results_with_any_worker_count(tmp_path, root):
+    plan = load_plan(write_plan(tmp_path, root))
+    one = run_sweep(plan, tmp_path / "one", workers=1)
+    two = run_sweep(plan, tmp_path / "two", workers=2)
+    assert one.failures == {} and one.executed == 12
+    a, b = one.results(), two.results()
+    assert len(a) > 0
+    pd.testing.assert_frame_equal(a, b)
+    stats = one.statistics()
+    goodput = stats[(stats.table == "summary") & (stats.metric == "total_goodput_bps")]
+    assert len(goodput) == 4 and (goodput["n"] == 3).all()
+    assert (goodput["ci_low"] <= goodput["mean"]).all() and (goodput["mean"] <= goodput["ci_high"]).all()
+    assert (goodput["std"] > 0).any(), "random starts and losses make replications differ"
+
+
+def test_rerun_computes_only_what_is_missing(tmp_path, root):
+    plan = load_plan(write_plan(tmp_path, root))
+    out = tmp_path / "store"
+    run_sweep(plan, out, workers=1)
+    files = sorted((out / "runs").glob("*.parquet"))
+    stamps = {f.name: f.stat().st_mtime_ns for f in files}
+    files[0].unlink()
+    files[5].unlink()
+    again = run_sweep(plan, out, workers=1)
+    assert again.executed == 2
+    for f in sorted((out / "runs").glob("*.parquet")):
+        if f.name not in (files[0].name, files[5].name):
+            assert f.stat().st_mtime_ns == stamps[f.name], "a finished run was recomputed"
+
+
+def test_a_killed_sweep_resumes_with_every_run_exactly_once(tmp_path, root, cli):
+    plan_path = write_plan(tmp_path, root, duration="6s")
+    # 100 runs, so that a kill after the third finished run always lands half-way.
+    plan_path.write_text(plan_path.read_text().replace("replications = 3", "replications = 25"))
+    total = 100
+    out = tmp_path / "killed"
+    process = subprocess.Popen([*cli, "sweep", str(plan_path), "--out", str(out), "--workers", "1"])
+    deadline = time.monotonic() + 120
+    while len(list((out / "runs").glob("*.parquet"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    before = {f.name: f.stat().st_mtime_ns for f in (out / "runs").glob("*.parquet")}
+    assert 3 <= len(before) < total, "the sweep should have been killed half-way"
+    done = subprocess.run([*cli, "sweep", str(plan_path), "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"({total - len(before)} run now, {len(before)} already stored)" in done.stdout
+    after = {f.name: f.stat().st_mtime_ns for f in (out / "runs").glob("*.parquet")}
+    assert len(after) == total and not list((out / "runs").glob("*.tmp"))
+    assert all(after[name] == stamp for name, stamp in before.items())
+    results = pd.read_parquet(out / "results.parquet")
+    assert results.groupby("run")["replication"].nunique().eq(1).all()
+    assert results["run"].nunique() == total
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            'name = "tiny"',
+            "tiny.toml: colour: unknown key; allowed keys are: axes, name, replications, scenario, set",
+        ),
+        ('"tcp.variant" = ["tahoe", "reno"]', "a run of this plan is invalid: "),
+        ("replications = 3", "tiny.toml: replications: must be a whole number of at least 1"),
+    ],
+)
+def test_bad_plans_are_reported_with_the_field(tmp_path, root, edit, message):
+    path = write_plan(tmp_path, root)
+    text = path.read_text()
+    replacement = {
+        'name = "tiny"': 'name = "tiny"\ncolour = "red"',
+        '"tcp.variant" = ["tahoe", "reno"]': '"tcp.variant" = ["tahoe", "vegas"]',
+        "replications = 3": "replications = 0",
+    }[edit]
+    path.write_text(text.replace(edit, replacement))
+    with pytest.raises(PlanError) as caught:
+        load_plan(path)
+    assert message in str(caught.value)
+    if "invalid" in message:
+        assert "tcp.variant: unknown variant `vegas`, expected `tahoe` or `reno`" in str(caught.value)
+
+
+def test_sweep_command_errors_are_one_line(tmp_path, root, cli):
+    missing = subprocess.run([*cli, "sweep", str(tmp_path / "none.toml")], capture_output=True, text=True)
+    assert (
+        missing.returncode == 2 and missing.stderr.startswith("error: ") and "Traceback" not in missing.stderr
+    )
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    done = subprocess.run(
+        [*cli, "sweep", str(write_plan(tmp_path, root)), "--out", str(blocker / "store")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {blocker / 'store'}: cannot write the results store")
+
+
+def test_plan_without_a_scenario_file():
+    with pytest.raises(PlanError, match="scenario: cannot read"):
+        loads_plan('scenario = "nowhere.toml"', "p.toml", Path("/nonexistent"))
