@@ -165,3 +165,47 @@ def test_sweep_command_errors_are_one_line(tmp_path, root, cli):
 def test_plan_without_a_scenario_file():
     with pytest.raises(PlanError, match="scenario: cannot read"):
         loads_plan('scenario = "nowhere.toml"', "p.toml", Path("/nonexistent"))
+
+
+def test_dask_cluster_gives_the_same_results_as_local_processes(tmp_path, root):
+    distributed = pytest.importorskip("distributed")
+    plan = load_plan(write_plan(tmp_path, root))
+    local = run_sweep(plan, tmp_path / "local", workers=2)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        on_cluster = run_sweep(plan, tmp_path / "dask", scheduler=client)
+        by_address = run_sweep(plan, tmp_path / "dask-address", scheduler=cluster.scheduler_address)
+    assert on_cluster.failures == {} and on_cluster.executed == 12
+    pd.testing.assert_frame_equal(local.results(), on_cluster.results())
+    pd.testing.assert_frame_equal(local.results(), by_address.results())
+
+
+def test_unreachable_scheduler_is_one_error_line_and_leaves_the_store_intact(tmp_path, root, cli):
+    plan = write_plan(tmp_path, root)
+    out = tmp_path / "store"
+    assert subprocess.run([*cli, "sweep", str(plan), "--out", str(out), "--workers", "1"]).returncode == 0
+    before = {f.name: f.stat().st_mtime_ns for f in (out / "runs").iterdir()}
+    done = subprocess.run(
+        [
+            *cli,
+            "sweep",
+            str(plan),
+            "--out",
+            str(out),
+            "--executor",
+            "dask",
+            "--scheduler",
+            "tcp://127.0.0.1:9",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if "needs the dask extra" not in done.stderr:
+        assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    assert done.returncode == 2
+    assert {f.name: f.stat().st_mtime_ns for f in (out / "runs").iterdir()} == before

@@ -5,22 +5,35 @@
 >>> results = congsim.run(scenario)                             # doctest: +SKIP
 >>> results.flows[["flow", "goodput_bps", "timeouts"]]          # doctest: +SKIP
 
-Importing the package is cheap: pandas and pyarrow load only when results are built.
+Importing the package is cheap: pandas and pyarrow load only when results are built, and
+`congsim.sweep` and `__version__` only when first used (sweep workers import this package).
 """
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
-from congsim import sweep
 from congsim._core import ScenarioError
 from congsim.results import Results
 from congsim.scenario import Scenario, load, loads, schema
 from congsim.simulate import run
 
-try:
-    __version__ = version("congsim")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+if TYPE_CHECKING:
+    from congsim import sweep
 
 __all__ = ["Results", "Scenario", "ScenarioError", "__version__", "load", "loads", "run", "schema", "sweep"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("congsim")
+        except PackageNotFoundError:  # a source tree without installation
+            return "0.0.0"
+    if name == "sweep":
+        import importlib
+
+        return importlib.import_module("congsim.sweep")
+    raise AttributeError(f"module 'congsim' has no attribute {name!r}")

@@ -94,13 +94,21 @@ def sweep(
         Path | None, typer.Option(help="Results store (default: sweeps/<plan name>). Reused to resume.")
     ] = None,
     workers: Annotated[int | None, typer.Option(help="Parallel runs (default: all cores).")] = None,
+    executor: Annotated[str, typer.Option(help="Where runs execute: local (processes) or dask.")] = "local",
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (tcp://host:8786) for --executor dask.")
+    ] = None,
 ) -> None:
     """Run every configuration and replication of a plan, resuming where a previous run stopped."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from congsim.sweep import PlanError, load_plan, run_sweep
+    from congsim.sweep import PlanError, SchedulerError, load_plan, run_sweep
 
+    if executor not in ("local", "dask"):
+        _fail(f"--executor {executor!r}: allowed values are local, dask")
+    if (executor == "dask") != (scheduler is not None):
+        _fail("--executor dask needs --scheduler ADDRESS, and --scheduler needs --executor dask")
     try:
         loaded = load_plan(plan)
     except PlanError as e:
@@ -116,7 +124,9 @@ def sweep(
             progress.update(task, completed=done, total=total, description=label)
 
         try:
-            outcome = run_sweep(loaded, store, workers, on_progress=update)
+            outcome = run_sweep(loaded, store, workers, on_progress=update, scheduler=scheduler)
+        except SchedulerError as e:
+            _fail(str(e))
         except OSError as e:
             _fail(f"{store}: cannot write the results store: {e.strerror or e}")
     stats = outcome.statistics() if outcome.runs else None

@@ -7,13 +7,14 @@ store that survives interruption.
 """
 
 from congsim.sweep.plan import Plan, PlanError, RunSpec, load_plan, loads_plan
-from congsim.sweep.runner import SweepOutcome, run_sweep
+from congsim.sweep.runner import SchedulerError, SweepOutcome, run_sweep
 from congsim.sweep.stats import confidence_half_width, student_t_quantile, summarize
 
 __all__ = [
     "Plan",
     "PlanError",
     "RunSpec",
+    "SchedulerError",
     "SweepOutcome",
     "confidence_half_width",
     "load_plan",

@@ -18,7 +18,7 @@ import json
 import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,54 +29,106 @@ from congsim.sweep.stats import summarize
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 #: `(key, scenario text, scenario source, overrides JSON, replication, params, runs folder)`.
 Task = tuple[str, str, str, str, int, dict[str, Value], str]
 
+#: What a worker sends back: the run's tables as column lists.
+Tables = dict[str, dict[str, list[Any]]]
 
-def _long_table(tables: dict[str, dict[str, list[Any]]], run: Task) -> pd.DataFrame:
-    import pandas as pd
+
+def _long_table(tables: Tables, run: Task) -> pa.Table:
+    """The run's numeric results as a long Arrow table, built column-wise (this runs in the
+    coordinator for every run, beside the workers, so it must be cheap)."""
+    import pyarrow as pa
 
     key, _, _, _, replication, params, _ = run
     seed = tables["summary"]["seed"][0]
-    rows: list[dict[str, Any]] = []
+    table_col: list[str] = []
+    flow_col: list[str] = []
+    metric_col: list[str] = []
+    value_col: list[float] = []
     for table, flow_column in (("summary", None), ("flows", "flow")):
         columns = tables[table]
         n = len(next(iter(columns.values())))
+        flows = [""] * n if flow_column is None else [str(f) for f in columns[flow_column]]
         for name, values in columns.items():
             if not values or not isinstance(values[0], int | float) or name in ("seed", "replication"):
                 continue
-            for i in range(n):
-                flow = "" if flow_column is None else str(columns[flow_column][i])
-                rows.append({"table": table, "flow": flow, "metric": name, "value": float(values[i])})
-    frame = pd.DataFrame(rows, columns=["table", "flow", "metric", "value"])
-    for position, (path, value) in enumerate(params.items()):
-        frame.insert(position, path, [value] * len(frame))
-    frame.insert(0, "run", key)
-    frame.insert(1 + len(params), "replication", replication)
-    frame.insert(2 + len(params), "seed", seed)
-    result: pd.DataFrame = frame
-    return result
+            table_col += [table] * n
+            flow_col += flows
+            metric_col += [name] * n
+            value_col += [float(v) for v in values]
+    rows = len(value_col)
+    data: dict[str, Any] = {"run": [key] * rows}
+    for path, value in params.items():
+        data[path] = [value] * rows
+    data |= {
+        "replication": [replication] * rows,
+        "seed": [seed] * rows,
+        "table": table_col,
+        "flow": flow_col,
+        "metric": metric_col,
+        "value": value_col,
+    }
+    return pa.table(data)
 
 
-def execute(task: Task) -> tuple[str, str | None]:
-    """Runs one task and stores its result; returns `(key, error or None)`. Runs in a worker."""
-    import pyarrow as pa
+def execute(task: Task) -> tuple[str, Tables | None, str | None]:
+    """Runs one task where it is called (a local process or a Dask worker); returns
+    `(key, tables, None)` or `(key, None, error)`. Workers import only the native module and
+    touch no files: the caller builds and writes the store."""
+    key, text, source, overrides, replication, _, _ = task
+    try:
+        return key, _core.run(text, source, replication, overrides), None
+    except Exception as e:  # a failing run is recorded, and the sweep goes on
+        return key, None, f"{type(e).__name__}: {e}"
+
+
+def _store(runs_dir: Path, task: Task, tables: Tables | None, error: str | None) -> pa.Table | None:
+    """Writes a finished run atomically (a result file that exists is complete); returns it."""
     import pyarrow.parquet as pq
 
-    key, text, source, overrides, replication, _, runs_dir = task
-    folder = Path(runs_dir)
+    key = task[0]
+    if tables is None:
+        (runs_dir / f"{key}.error.txt").write_text(f"{error}\n", encoding="utf-8")
+        return None
+    table = _long_table(tables, task)
+    temporary = runs_dir / f"{key}.parquet.tmp"
+    pq.write_table(table, temporary)
+    os.replace(temporary, runs_dir / f"{key}.parquet")
+    (runs_dir / f"{key}.error.txt").unlink(missing_ok=True)
+    return table
+
+
+class SchedulerError(ConnectionError):
+    """The Dask scheduler could not be reached."""
+
+
+def _run_on_dask(
+    scheduler: str | Any, pending: list[Task], finished: Callable[[str, Tables | None, str | None], None]
+) -> None:
     try:
-        tables = _core.run(text, source, replication, overrides)
-        frame = _long_table(tables, task)
-        temporary = folder / f"{key}.parquet.tmp"
-        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), temporary)
-        os.replace(temporary, folder / f"{key}.parquet")
-    except Exception as e:  # a failing run is recorded, and the sweep goes on
-        (folder / f"{key}.error.txt").write_text(f"{type(e).__name__}: {e}\n", encoding="utf-8")
-        return key, str(e)
-    (folder / f"{key}.error.txt").unlink(missing_ok=True)
-    return key, None
+        from distributed import Client
+        from distributed import as_completed as dask_completed
+    except ImportError:
+        raise SchedulerError("the dask executor needs the dask extra: pip install 'congsim[dask]'") from None
+    if isinstance(scheduler, str):
+        try:
+            client = Client(scheduler, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError) as e:
+            raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+    else:
+        client = scheduler
+    try:
+        # pure=False: equal tasks are still distinct runs; the keys are ours, not Dask's.
+        futures = client.map(execute, pending, pure=False)
+        for future in dask_completed(futures):
+            finished(*future.result())
+    finally:
+        if isinstance(scheduler, str):
+            client.close()
 
 
 @dataclass
@@ -112,11 +164,14 @@ def run_sweep(
     out: str | Path,
     workers: int | None = None,
     on_progress: Callable[[int, int, int], None] | None = None,
+    scheduler: str | Any | None = None,
 ) -> SweepOutcome:
     """Runs every run of `plan` whose result is not in `out` yet.
 
-    `workers` processes run at once (default: all cores; 1 runs in this process).
-    `on_progress(done, total, failed)` is called as runs finish.
+    Locally, `workers` processes run at once (default: all cores; 1 runs in this process).
+    With `scheduler` (a Dask scheduler address, or a `distributed.Client`) the runs go to that
+    cluster instead; results are identical either way. `on_progress(done, total, failed)` is
+    called as runs finish.
     """
     out = Path(out)
     runs_dir = out / "runs"
@@ -147,26 +202,49 @@ def run_sweep(
     report = on_progress or (lambda *_: None)
     report(done, len(runs), 0)
 
-    def finished(key: str, error: str | None) -> None:
+    task_by_key = {task[0]: task for task in pending}
+    stored: dict[str, pa.Table] = {}
+
+    def finished(key: str, tables: Tables | None, error: str | None) -> None:
         nonlocal done
+        table = _store(runs_dir, task_by_key[key], tables, error)
+        if table is not None:
+            stored[key] = table
         done += 1
         if error is not None:
             failures[key] = error
         report(done, len(runs), len(failures))
 
-    workers = workers or os.cpu_count() or 1
-    if workers == 1 or len(pending) <= 1:
+    if scheduler is not None:
+        _run_on_dask(scheduler, pending, finished)
+    elif (workers or os.cpu_count() or 1) == 1 or len(pending) <= 1:
         for task in pending:
             finished(*execute(task))
     else:
         # spawn, not fork: the native module may hold threads, and workers get only plain data.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
-            futures: list[Future[tuple[str, str | None]]] = [pool.submit(execute, t) for t in pending]
+        with ProcessPoolExecutor(
+            max_workers=min(workers or os.cpu_count() or 1, len(pending)), mp_context=context
+        ) as pool:
+            futures = [pool.submit(execute, t) for t in pending]
             for future in as_completed(futures):
                 finished(*future.result())
-    outcome = SweepOutcome(plan, out, runs, failures, executed=len(pending))
-    results = outcome.results()
-    if not results.empty:
-        results.to_parquet(out / "results.parquet", index=False)
-    return outcome
+    _write_results(out, runs, stored)
+    return SweepOutcome(plan, out, runs, failures, executed=len(pending))
+
+
+def _write_results(out: Path, runs: list[RunSpec], stored: dict[str, pa.Table]) -> None:
+    """`results.parquet`: every finished run in plan order; runs of this invocation come from
+    memory, earlier ones from the store."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = []
+    for r in runs:
+        path = out / "runs" / f"{r.key}.parquet"
+        if r.key in stored:
+            parts.append(stored[r.key])
+        elif path.exists():
+            parts.append(pq.read_table(path))
+    if parts:
+        pq.write_table(pa.concat_tables(parts), out / "results.parquet")
