@@ -51,7 +51,11 @@ def bits_per_second(text: str) -> float:
 def ns2_script(scenario_path: Path) -> str:
     """The Tcl script; at the end it prints `total_bytes`, `timeouts` and `retx_pkts`, summed
     over all flows (sink `bytes_`, sender `nrexmit_` and `nrexmitpack_`)."""
-    sc: dict[str, Any] = tomllib.loads(scenario_path.read_text())
+    return ns2_script_from_document(tomllib.loads(scenario_path.read_text()))
+
+
+def ns2_script_from_document(sc: dict[str, Any]) -> str:
+    """`ns2_script` for a scenario already parsed (and possibly edited)."""
     tcp = sc.get("tcp", {})
     if tcp.get("profile", "ns2_2000") != "ns2_2000":
         raise ValueError("only the ns2_2000 profile is translated")

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The main job: run every scenario in scenarios/ and write its tables under out/<name>/.
+# The main job: reproduce every registered study (on its embedded defaults), then run every
+# example scenario. Results go under out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+.venv/bin/congsim reproduce all --out out/reproductions
 for scenario in scenarios/*.toml; do
     name=$(basename "$scenario" .toml)
-    .venv/bin/congsim run "$scenario" --out "out/$name"
+    .venv/bin/congsim run "$scenario" --out "out/scenarios/$name"
 done

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
-import congsim
 import pytest
+
+import congsim
 
 TWO_NODES = """
 nodes = ["a", "b"]

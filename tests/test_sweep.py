@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from congsim.sweep import (
     PlanError,
     confidence_half_width,

@@ -142,6 +142,74 @@ def sweep(
 
 
 @app.command()
+def reproduce(
+    study: Annotated[str, typer.Argument(help="A registered study, or all.")],
+    out: Annotated[
+        Path, typer.Option(help="Results folder; one sub-folder per study, reused to resume.")
+    ] = Path("reproductions"),
+    replications: Annotated[int | None, typer.Option(help="Replications (default: the study's).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Parallel runs (default: all cores).")] = None,
+) -> None:
+    """Run registered studies and print each reference value beside ours, with its CI and a verdict."""
+    from dataclasses import replace
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from congsim.studies import STUDIES
+    from congsim.sweep import load_plan, run_sweep
+
+    if study != "all" and study not in STUDIES:
+        _fail(f"unknown study {study!r}; registered studies are: all, {', '.join(STUDIES)}")
+    if replications is not None and replications < 1:
+        _fail("--replications must be at least 1")
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)  # logs and CI: keep table rows on one line
+    for entry in STUDIES.values() if study == "all" else [STUDIES[study]]:
+        console.rule(f"{entry.name}: {entry.title}")
+        if entry.pending is not None:
+            console.print(f"not reproducible yet: {entry.pending}")
+            continue
+        plan = load_plan(entry.plan_path())
+        if replications is not None:
+            plan = replace(plan, replications=replications)
+        store = out / entry.name
+        try:
+            outcome = run_sweep(plan, store, workers)
+        except OSError as e:
+            _fail(f"{store}: cannot write results: {e.strerror or e}")
+        if outcome.failures:
+            _fail(f"{len(outcome.failures)} runs failed (see {store}/runs/*.error.txt)")
+        comparison = entry.compare(outcome.statistics(), list(plan.axes))
+        comparison.to_csv(store / "comparison.csv", index=False)
+        table = Table(show_lines=False)
+        # Axis labels: the last part of the field path (links[0].queue.limit_packets → limit_packets).
+        for column in [
+            *(a.split(".")[-1] for a in plan.axes),
+            "metric",
+            "reference",
+            "ours (95% CI)",
+            "band",
+            "verdict",
+        ]:
+            table.add_column(
+                column, justify="right" if column in ("reference", "band") else "left", no_wrap=True
+            )
+        for row in comparison.to_dict("records"):
+            ours = f"{row['mean']:.4g} [{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
+            band = f"{row['band_low']:.4g}..{row['band_high']:.4g}"
+            cells = [str(row[a]) for a in plan.axes]
+            table.add_row(
+                *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band, str(row["verdict"])
+            )
+        console.print(table)
+        agreeing = int((comparison["verdict"] == "agrees").sum())
+        source = comparison["source"].iloc[0]
+        console.print(f"{agreeing} of {len(comparison)} values inside the band; reference: {source}")
+
+
+@app.command()
 def validate(file: Annotated[Path, typer.Argument(help="Scenario file (TOML).")]) -> None:
     """Check a scenario file; report the first problem with its field path."""
     from congsim import _core

@@ -1,0 +1,55 @@
+"""`congsim reproduce`: registered studies against their reference tables."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pandas as pd
+
+from congsim.studies import DATA, STUDIES
+
+
+def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
+    done = subprocess.run(
+        [*cli, "reproduce", "dumbbell-buffers", "--replications", "2", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    comparison = pd.read_csv(tmp_path / "dumbbell-buffers" / "comparison.csv")
+    assert len(comparison) == 20
+    assert set(comparison["verdict"]) <= {"agrees", "differs"}
+    assert (comparison["n"] == 2).all()
+    assert (comparison["ci_low"] <= comparison["mean"]).all()
+    assert comparison["source"].str.startswith("ns-2").all()
+    # Throughput tracks ns-2 closely (the band is 5 %): most points must agree.
+    throughput = comparison[comparison["metric"] == "total_throughput_mbps"]
+    assert (throughput["verdict"] == "agrees").sum() >= 8
+    assert "values inside the band" in done.stdout
+
+
+def test_reproduce_all_names_what_is_pending(cli, tmp_path):
+    done = subprocess.run(
+        [*cli, "reproduce", "all", "--replications", "1", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    for name, study in STUDIES.items():
+        assert name in done.stdout
+        if study.pending:
+            assert study.pending in done.stdout
+
+
+def test_unknown_study_is_one_error_line(cli):
+    done = subprocess.run([*cli, "reproduce", "nosuchpaper"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: unknown study 'nosuchpaper'; registered studies are: all, " + ", ".join(STUDIES) + "\n"
+    )
+
+
+def test_embedded_scenario_is_the_benchmark_scenario(root):
+    assert (DATA / "dumbbell-20.toml").read_text() == (root / "scenarios" / "dumbbell-20.toml").read_text()
