@@ -8,12 +8,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cli() -> list[str]:
     """The `congsim` command, run through the interpreter that runs the tests."""
     return [sys.executable, "-m", "congsim"]

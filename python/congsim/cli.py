@@ -151,13 +151,11 @@ def reproduce(
     workers: Annotated[int | None, typer.Option(help="Parallel runs (default: all cores).")] = None,
 ) -> None:
     """Run registered studies and print each reference value beside ours, with its CI and a verdict."""
-    from dataclasses import replace
-
     from rich.console import Console
     from rich.table import Table
 
     from congsim.studies import STUDIES
-    from congsim.sweep import load_plan, run_sweep
+    from congsim.studies import reproduce as reproduce_study
 
     if study != "all" and study not in STUDIES:
         _fail(f"unknown study {study!r}; registered studies are: all, {', '.join(STUDIES)}")
@@ -171,35 +169,24 @@ def reproduce(
         if entry.pending is not None:
             console.print(f"not reproducible yet: {entry.pending}")
             continue
-        plan = load_plan(entry.plan_path())
-        if replications is not None:
-            plan = replace(plan, replications=replications)
-        store = out / entry.name
         try:
-            outcome = run_sweep(plan, store, workers)
+            result = reproduce_study(entry, out, replications, workers)
         except OSError as e:
-            _fail(f"{store}: cannot write results: {e.strerror or e}")
-        if outcome.failures:
-            _fail(f"{len(outcome.failures)} runs failed (see {store}/runs/*.error.txt)")
-        comparison = entry.compare(outcome.statistics(), list(plan.axes))
-        comparison.to_csv(store / "comparison.csv", index=False)
+            _fail(f"{out / entry.name}: cannot write results: {e.strerror or e}")
+        if result.failures:
+            _fail(f"{len(result.failures)} runs failed (see {result.folder}/runs/*.error.txt)")
+        comparison = result.comparison
         table = Table(show_lines=False)
-        # Axis labels: the last part of the field path (links[0].queue.limit_packets → limit_packets).
-        for column in [
-            *(a.split(".")[-1] for a in plan.axes),
-            "metric",
-            "reference",
-            "ours (95% CI)",
-            "band",
-            "verdict",
-        ]:
+        # Axis labels: the last part of the field path (links[0].queue.limit_packets: limit_packets).
+        labels = [a.split(".")[-1] for a in result.axes]
+        for column in [*labels, "metric", "reference", "ours (95% CI)", "band", "verdict"]:
             table.add_column(
                 column, justify="right" if column in ("reference", "band") else "left", no_wrap=True
             )
         for row in comparison.to_dict("records"):
             ours = f"{row['mean']:.4g} [{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
             band = f"{row['band_low']:.4g}..{row['band_high']:.4g}"
-            cells = [str(row[a]) for a in plan.axes]
+            cells = [str(row[a]) for a in result.axes]
             table.add_row(
                 *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band, str(row["verdict"])
             )
@@ -207,6 +194,23 @@ def reproduce(
         agreeing = int((comparison["verdict"] == "agrees").sum())
         source = comparison["source"].iloc[0]
         console.print(f"{agreeing} of {len(comparison)} values inside the band; reference: {source}")
+
+
+@app.command()
+def report(
+    directory: Annotated[Path, typer.Argument(help="A folder written by congsim reproduce.")],
+    out: Annotated[Path | None, typer.Option(help="The HTML file (default: DIR/report.html).")] = None,
+) -> None:
+    """Write one self-contained HTML report (tables, verdicts, figures) for reproduced studies."""
+    from congsim.report import build_report
+
+    try:
+        path = build_report(directory, out)
+    except FileNotFoundError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{out or directory}: cannot write the report: {e.strerror or e}")
+    typer.echo(f"wrote {path}")
 
 
 @app.command()

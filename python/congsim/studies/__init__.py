@@ -11,6 +11,8 @@ registers the study; `congsim reproduce` says which.
 from __future__ import annotations
 
 import csv
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -145,3 +147,64 @@ STUDIES: dict[str, Study] = {
         ),
     ]
 }
+
+
+@dataclass
+class StudyOutcome:
+    study: Study
+    folder: Path
+    axes: list[str]
+    comparison: pd.DataFrame
+    failures: dict[str, str]
+
+
+#: Sampling interval of the traced run stored beside each study's results.
+TRACE_INTERVAL = "100ms"
+
+
+def reproduce(
+    study: Study, out: Path, replications: int | None = None, workers: int | None = None
+) -> StudyOutcome:
+    """Runs a registered study into `out/<name>` (resuming), compares it with its reference,
+    writes `comparison.csv`, and stores a traced run of the plan's first configuration
+    (`traces/flow_series.parquet`, `traces/link_series.parquet`) for the report's time series."""
+    from dataclasses import replace
+
+    from congsim import _core
+    from congsim.sweep import load_plan, run_sweep
+
+    if study.pending is not None:
+        raise ValueError(f"{study.name} is not reproducible yet: {study.pending}")
+    plan = load_plan(study.plan_path())
+    if replications is not None:
+        plan = replace(plan, replications=replications)
+    folder = out / study.name
+    outcome = run_sweep(plan, folder, workers)
+    comparison = study.compare(outcome.statistics(), list(plan.axes)) if not outcome.failures else None
+    if comparison is not None:
+        comparison.to_csv(folder / "comparison.csv", index=False)
+    first = plan.runs()[0]
+    traced = [*first.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
+    tables = _core.run(plan.scenario_text, plan.scenario_source, 0, json.dumps([list(o) for o in traced]))
+    _write_traces(folder / "traces", tables, first.params)
+    import pandas as pd
+
+    return StudyOutcome(
+        study,
+        folder,
+        list(plan.axes),
+        comparison if comparison is not None else pd.DataFrame(),
+        outcome.failures,
+    )
+
+
+def _write_traces(
+    folder: Path, tables: dict[str, dict[str, list[object]]], params: Mapping[str, object]
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("flow_series", "link_series"):
+        pq.write_table(pa.table(tables[name]), folder / f"{name}.parquet")
+    (folder / "configuration.json").write_text(json.dumps(params) + "\n", encoding="utf-8")

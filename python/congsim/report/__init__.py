@@ -1,0 +1,187 @@
+"""`congsim report DIR`: one self-contained HTML file for a folder of reproduced studies.
+
+Everything is inline (CSS, and figures as SVG drawn with matplotlib's object API), so the file
+opens offline and archives well. Per study: the comparison table with verdicts, one figure per
+reference metric (ours with 95 % confidence intervals against the reference values), and the
+traced run's congestion windows and bottleneck queue over time.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+#: One look for every figure.
+STYLE: dict[Any, Any] = {
+    "figure.figsize": (6.4, 3.6),
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 1.4,
+    "svg.fonttype": "none",
+}
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; font-size: .85em; margin: 1em 0; }
+th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
+th { background: #f3f3f3; } td.agrees { background: #e6f4e6; } td.differs { background: #fbe3e3; }
+.figures { display: flex; flex-wrap: wrap; gap: 1em; } .figure { flex: 1 1 480px; }
+.meta { color: #666; font-size: .85em; }
+"""
+
+
+def _svg(fig: Figure) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def _new_figure() -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(layout="constrained")
+
+
+def metric_figure(comparison: pd.DataFrame, axes: list[str], metric: str) -> Figure:
+    """Ours (mean, 95 % CI) against the reference, over the last axis, one line per value of
+    the other axes."""
+    data = comparison[comparison["metric"] == metric]
+    x_axis, series_axes = axes[-1], axes[:-1]
+    fig = _new_figure()
+    ax = fig.add_subplot()
+    groups = data.groupby(series_axes, sort=False) if series_axes else [((), data)]
+    for label, group in groups:
+        name = ", ".join(str(v) for v in (label if isinstance(label, tuple) else (label,)))
+        x = group[x_axis].astype(float)
+        line = ax.errorbar(
+            x,
+            group["mean"],
+            yerr=[group["mean"] - group["ci_low"], group["ci_high"] - group["mean"]],
+            marker="o",
+            capsize=3,
+            label=f"congsim {name}".strip(),
+        )
+        ax.plot(
+            x,
+            group["reference"],
+            linestyle="--",
+            marker="s",
+            fillstyle="none",
+            color=line[0].get_color(),
+            label=f"reference {name}".strip(),
+        )
+    values = sorted(set(data[x_axis].astype(float)))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(values, [f"{v:g}" for v in values])
+    ax.minorticks_off()
+    ax.set_xlabel(x_axis)
+    ax.set_ylabel(metric)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
+    """Congestion windows of the first flows and the busiest queue, over time."""
+    import pandas as pd
+
+    figures = []
+    flows = pd.read_parquet(traces / "flow_series.parquet")
+    fig = _new_figure()
+    ax = fig.add_subplot()
+    for name in list(dict.fromkeys(flows["flow"]))[:4]:
+        one = flows[flows["flow"] == name]
+        ax.step(one["time_s"], one["cwnd"], where="post", label=name)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
+    ax.set_yscale("log")
+    ax.legend(fontsize=7)
+    figures.append(("Congestion window of the first flows", fig))
+    links = pd.read_parquet(traces / "link_series.parquet")
+    busiest = links.groupby("link")["queue_packets"].mean().idxmax()
+    one = links[links["link"] == busiest]
+    fig = _new_figure()
+    ax = fig.add_subplot()
+    ax.step(one["time_s"], one["queue_packets"], where="post")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(f"queue on {busiest} (packets)")
+    figures.append((f"Queue length on {busiest}", fig))
+    return figures
+
+
+def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
+    columns = [*axes, "metric", "reference", "mean", "ci_low", "ci_high", "band_low", "band_high", "verdict"]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    rows = []
+    for row in comparison[columns].to_dict("records"):
+        cells = []
+        for c in columns:
+            value = row[c]
+            text = f"{value:.4g}" if isinstance(value, float) else str(value)
+            css = f' class="{value}"' if c == "verdict" else ""
+            cells.append(f"<td{css}>{html.escape(text)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def build_report(directory: str | Path, output: str | Path | None = None) -> Path:
+    """Writes the report for every study folder in `directory` (default: `report.html` there)."""
+    import matplotlib as mpl
+    import pandas as pd
+
+    from congsim.studies import STUDIES
+
+    directory = Path(directory)
+    folders = sorted(p.parent for p in directory.glob("*/comparison.csv"))
+    if not folders:
+        raise FileNotFoundError(f"{directory}: no reproduced studies here (run congsim reproduce first)")
+    sections = []
+    with mpl.rc_context(STYLE):
+        for folder in folders:
+            comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
+            for c in ("reference", "mean", "ci_low", "ci_high", "band_low", "band_high"):
+                comparison[c] = comparison[c].astype(float)
+            axes = list(json.loads((folder / "plan.json").read_text())["runs"][0]["params"])
+            study = STUDIES.get(folder.name)
+            title = study.title if study else folder.name
+            agree = int((comparison["verdict"] == "agrees").sum())
+            figures = [
+                (f"{m} against the reference", metric_figure(comparison, axes, m))
+                for m in dict.fromkeys(comparison["metric"])
+            ]
+            if (folder / "traces" / "flow_series.parquet").exists():
+                figures += trace_figures(folder / "traces")
+            blocks = "".join(
+                f'<div class="figure"><h3>{html.escape(caption)}</h3>{_svg(fig)}</div>'
+                for caption, fig in figures
+            )
+            source = html.escape(str(comparison["source"].iloc[0]))
+            sections.append(
+                f"<h2>{html.escape(folder.name)}: {html.escape(title)}</h2>"
+                f"<p>{agree} of {len(comparison)} values inside the agreement band. "
+                f'<span class="meta">Reference: {source}</span></p>'
+                f'{_table(comparison, axes)}<div class="figures">{blocks}</div>'
+            )
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    page = (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>congsim report</title><style>{CSS}</style></head><body>"
+        f'<h1>congsim report</h1><p class="meta">{html.escape(str(directory))}, written {stamp}</p>'
+        + "".join(sections)
+        + "</body></html>\n"
+    )
+    target = Path(output) if output is not None else directory / "report.html"
+    target.write_text(page, encoding="utf-8")
+    return target

@@ -1,0 +1,64 @@
+"""`congsim report`: a self-contained HTML file, checked in a real browser."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def reproduced(tmp_path_factory, cli):
+    out = tmp_path_factory.mktemp("reproductions")
+    done = subprocess.run(
+        [*cli, "reproduce", "dumbbell-buffers", "--replications", "2", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_report_is_self_contained_with_tables_and_figures(reproduced, cli):
+    done = subprocess.run([*cli, "report", str(reproduced)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    page = (reproduced / "report.html").read_text()
+    assert page.count("<svg") == 4, "two metric figures and two traces"
+    assert page.count("<tr>") == 21, "header and 20 comparison rows"
+    assert "dumbbell-buffers" in page and "agrees" in page
+    # Nothing to fetch: no scripts, no stylesheets, no remote images or links.
+    assert not re.search(r"<script|<link|(src|href)=\"(https?:)?//", page)
+
+
+def test_report_renders_in_headless_chromium(reproduced, cli, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install chromium (see .ci/run)")
+        pytest.skip("chromium is not installed")
+    subprocess.run([*cli, "report", str(reproduced), "--out", str(tmp_path / "r.html")], check=True)
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run(
+        [browser, *flags, "--dump-dom", f"file://{tmp_path / 'r.html'}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert dom.count("<svg") == 4 and dom.count("<table") == 1
+    shot = tmp_path / "r.png"
+    subprocess.run(
+        [browser, *flags, "--window-size=1200,2400", f"--screenshot={shot}", f"file://{tmp_path / 'r.html'}"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert shot.stat().st_size > 50_000, "a rendered page, not a blank one"
+
+
+def test_report_of_an_empty_folder_is_one_error_line(tmp_path, cli):
+    done = subprocess.run([*cli, "report", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == f"error: {tmp_path}: no reproduced studies here (run congsim reproduce first)\n"
