@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -17,8 +17,11 @@ class Results:
     """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
     `[metrics]`, `flow_series`, `link_series` and `tcp_events`."""
 
-    def __init__(self, tables: dict[str, dict[str, list[object]]]) -> None:
-        self._columns = tables
+    def __init__(self, tables: dict[str, Any]) -> None:
+        tables = dict(tables)
+        self.captures: dict[str, bytes] = tables.pop("captures", {})
+        """Packet captures requested by the scenario: file name to pcap bytes."""
+        self._columns: dict[str, dict[str, list[object]]] = tables
 
     def table(self, name: str) -> pd.DataFrame:
         import pandas as pd
@@ -59,7 +62,8 @@ class Results:
         return self.table("tcp_events")
 
     def write(self, directory: str | Path) -> list[Path]:
-        """Writes every table as `<name>.parquet` and `<name>.csv`; returns the paths."""
+        """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its
+        pcap file; returns the paths."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -73,6 +77,9 @@ class Results:
             csv = out / f"{name}.csv"
             frame.to_csv(csv, index=False)
             written += [parquet, csv]
+        for file, data in self.captures.items():
+            (out / file).write_bytes(data)
+            written.append(out / file)
         return written
 
     def _repr_html_(self) -> str:

@@ -52,6 +52,15 @@ fn write_tables(dir: &Path, tables: &[(&str, Option<&Table>)]) -> Result<(), Str
     Ok(())
 }
 
+fn write_captures(dir: &Path, captures: &[(String, Vec<u8>)]) -> Result<(), String> {
+    for (file, bytes) in captures {
+        let path = dir.join(file);
+        std::fs::write(&path, bytes)
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 fn load(file: &Path) -> Result<Scenario, String> {
     scenario::load_file(file).map_err(|e| e.to_string())
 }
@@ -87,8 +96,10 @@ fn main() -> ExitCode {
                         ("summary", Some(&result.summary)),
                         ("flow_series", result.flow_series.as_ref()),
                         ("link_series", result.link_series.as_ref()),
+                        ("tcp_events", result.tcp_events.as_ref()),
                     ],
-                ),
+                )
+                .and_then(|()| write_captures(&dir, &result.captures)),
                 None => Ok(()),
             }
         }),

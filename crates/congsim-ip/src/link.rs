@@ -51,6 +51,8 @@ pub struct LinkConfig {
     pub random_loss: Option<(f64, RngStream)>,
     /// Use the FIFO fast path when the discipline allows it.
     pub fifo_fast_path: bool,
+    /// Record every transmission (start time and packet) for packet capture.
+    pub capture: bool,
 }
 
 /// Counters of one link.
@@ -174,6 +176,8 @@ pub struct Link {
     forced_drops: Vec<(FlowId, u64)>,
     data_arrivals_by_flow: BTreeMap<FlowId, u64>,
     random_loss: Option<(f64, RngStream)>,
+    /// Transmissions as `(start of transmission, packet)`, when capturing.
+    capture: Option<Vec<(SimTime, Packet)>>,
 }
 
 impl Link {
@@ -193,7 +197,13 @@ impl Link {
             forced_drops: config.forced_drops,
             data_arrivals_by_flow: BTreeMap::new(),
             random_loss: config.random_loss,
+            capture: config.capture.then(Vec::new),
         }
+    }
+
+    /// The recorded transmissions, in start order (empty unless capturing).
+    pub fn captured(&self) -> &[(SimTime, Packet)] {
+        self.capture.as_deref().unwrap_or(&[])
     }
 
     pub fn rate(&self) -> Rate {
@@ -301,8 +311,11 @@ impl Link {
         Offer::Dropped { reason }
     }
 
-    /// Serialization time of `pkt`, counted as a departure.
-    fn transmit(&mut self, pkt: &Packet) -> SimDuration {
+    /// Serialization time of `pkt`, whose transmission starts at `start`, counted as a departure.
+    fn transmit(&mut self, start: SimTime, pkt: &Packet) -> SimDuration {
+        if let Some(capture) = &mut self.capture {
+            capture.push((start, *pkt));
+        }
         let tx = self.clock.next_tx_time(u64::from(pkt.size_bytes));
         self.stats.departures += 1;
         self.stats.bytes_departed += u64::from(pkt.size_bytes);
@@ -359,7 +372,7 @@ impl Link {
             && let Some(next) = self.dequeue(now)
         {
             debug_assert!(!dropped, "an idle link dropped a packet");
-            let tx = self.transmit(&next);
+            let tx = self.transmit(now, &next);
             self.in_service = Some(next);
             return Offer::StartedTx {
                 tx_done_at: now + tx,
@@ -385,7 +398,7 @@ impl Link {
             return self.drop_for(DropReason::Overflow);
         }
         let start = fifo.busy_until.max(at);
-        let tx = self.transmit(pkt);
+        let tx = self.transmit(start, pkt);
         let fifo = self.fifo.as_mut().expect("fast path");
         if start > at {
             fifo.admitted_bytes += u64::from(pkt.size_bytes);
@@ -435,7 +448,7 @@ impl Link {
             .expect("complete_tx with an idle transmitter");
         let head = self.enter_pipe(now + self.delay, pkt);
         let next = self.dequeue(now).map(|p| {
-            let tx = self.transmit(&p);
+            let tx = self.transmit(now, &p);
             self.in_service = Some(p);
             now + tx
         });
@@ -469,6 +482,7 @@ mod tests {
             forced_drops: forced,
             random_loss: None,
             fifo_fast_path: fast,
+            capture: false,
         })
     }
 

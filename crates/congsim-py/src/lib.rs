@@ -6,7 +6,7 @@ use congsim::table::{Column, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(
     _core,
@@ -93,6 +93,13 @@ fn run<'py>(
     out.set_item("flows", table_to_dict(py, &result.flows)?)?;
     out.set_item("links", table_to_dict(py, &result.links)?)?;
     out.set_item("summary", table_to_dict(py, &result.summary)?)?;
+    if !result.captures.is_empty() {
+        let captures = PyDict::new(py);
+        for (file, bytes) in &result.captures {
+            captures.set_item(file, PyBytes::new(py, bytes))?;
+        }
+        out.set_item("captures", captures)?;
+    }
     for (name, table) in [
         ("flow_series", &result.flow_series),
         ("link_series", &result.link_series),

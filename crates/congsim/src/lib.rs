@@ -12,6 +12,7 @@
 //! ```
 
 pub mod metrics;
+pub mod pcap;
 pub mod scenario;
 pub mod sim;
 pub mod table;

@@ -9,6 +9,8 @@
 //! ACK therefore costs no heap operation.
 
 use crate::metrics::{coefficient_of_variation, jain_index};
+use crate::pcap::{FlowWire, PcapWriter};
+use crate::scenario::ResolvedCapture;
 use crate::scenario::Scenario;
 use crate::table::{Column, Table};
 use congsim_core::rng::StreamFactory;
@@ -82,6 +84,8 @@ pub struct RunResult {
     pub link_series: Option<Table>,
     /// Congestion events per flow (when `metrics.tcp_events` is on).
     pub tcp_events: Option<Table>,
+    /// Packet captures: `(file name, pcap bytes)`.
+    pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
     pub events: u64,
     /// Per-flow goodput over the measurement window, bit/s of payload (same order as flows).
@@ -133,6 +137,7 @@ impl<'a> Simulation<'a> {
                         )
                     }),
                     fifo_fast_path: l.fifo_fast_path,
+                    capture: l.capture,
                 })
             })
             .collect();
@@ -460,9 +465,48 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// The pcap file of `capture`: its links' transmissions before `end`, merged in time order
+    /// (ties keep the order of the links as listed).
+    fn capture(&self, capture: &ResolvedCapture, end: SimTime) -> Vec<u8> {
+        let mut records: Vec<(SimTime, &Packet)> = capture
+            .links
+            .iter()
+            .flat_map(|l| {
+                self.links[l.index()]
+                    .captured()
+                    .iter()
+                    .map(|(t, p)| (*t, p))
+            })
+            .filter(|(t, _)| *t < end)
+            .collect();
+        records.sort_by_key(|(t, _)| *t);
+        let wires: Vec<FlowWire> = self
+            .scenario
+            .flows
+            .iter()
+            .map(|f| FlowWire {
+                src: f.src,
+                dst: f.dst,
+                seq_mode: f.sender.seq_mode,
+                mss: f.sender.mss,
+                syn: f.sender.syn,
+            })
+            .collect();
+        let mut writer = PcapWriter::new(capture.headers_only);
+        for (t, p) in records {
+            writer.write(t, p, &wires[p.flow.index()]);
+        }
+        writer.into_bytes()
+    }
+
     fn results(self, replication: u32) -> RunResult {
         let s = self.scenario;
         let end = SimTime::ZERO + s.duration;
+        let captures: Vec<(String, Vec<u8>)> = s
+            .captures
+            .iter()
+            .map(|c| (c.file.clone(), self.capture(c, end)))
+            .collect();
         let window_s = (s.measure_until.as_ps() - s.measure_from.as_ps()) as f64 / 1e12;
         let names = |v: Vec<String>| Column::Str(v);
 
@@ -764,6 +808,7 @@ impl<'a> Simulation<'a> {
         RunResult {
             flows,
             tcp_events,
+            captures,
             links,
             summary,
             flow_series,

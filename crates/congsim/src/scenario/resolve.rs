@@ -33,10 +33,20 @@ pub struct ResolvedLink {
     /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
     /// scenario files; tests turn it off to check that both paths agree.
     pub fifo_fast_path: bool,
+    /// A capture records this link's transmissions.
+    pub capture: bool,
     /// The one link that every flow path reaching this link comes through, if there is one
     /// (no path starts here and no other link feeds it). Offers to such a link arrive in the
     /// feeder's order, which is what hop fusion needs.
     pub single_feeder: Option<LinkId>,
+}
+
+/// A packet capture, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedCapture {
+    pub file: String,
+    pub links: Vec<LinkId>,
+    pub headers_only: bool,
 }
 
 /// One TCP flow, resolved.
@@ -78,6 +88,7 @@ pub struct Scenario {
     /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
     /// one event per fused hop). On from scenario files; tests turn it off to compare.
     pub hop_fusion: bool,
+    pub captures: Vec<ResolvedCapture>,
     pub tcp_events: bool,
     /// The file as parsed, for echoing the configuration next to results.
     pub source: ScenarioFile,
@@ -232,6 +243,7 @@ impl Scenario {
                     random_loss: spec.random_loss,
                     forced_drops: Vec::new(),
                     fifo_fast_path: true,
+                    capture: false,
                     single_feeder: None,
                 });
                 Ok(())
@@ -374,6 +386,50 @@ impl Scenario {
             }
         }
 
+        let mut captures: Vec<ResolvedCapture> = Vec::new();
+        for (i, c) in file.captures.iter().enumerate() {
+            let p = format!("captures[{i}]");
+            let plain = !c.file.is_empty()
+                && !c.file.contains(['/', '\\'])
+                && c.file != ".."
+                && c.file.ends_with(".pcap");
+            if !plain {
+                return Err(ctx.err(
+                    format!("{p}.file"),
+                    "must be a file name ending in .pcap, without folders",
+                ));
+            }
+            if captures.iter().any(|other| other.file == c.file) {
+                return Err(ctx.err(
+                    format!("{p}.file"),
+                    format!("\"{}\" is written by another capture", c.file),
+                ));
+            }
+            if c.links.is_empty() {
+                return Err(ctx.err(
+                    format!("{p}.links"),
+                    "name at least one link, as \"from->to\"",
+                ));
+            }
+            let mut ids = Vec::new();
+            for (j, name) in c.links.iter().enumerate() {
+                let id = links.iter().position(|l| &l.name == name).ok_or_else(|| {
+                    let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+                    ctx.err(
+                        format!("{p}.links[{j}]"),
+                        format!("unknown link \"{name}\"; links are: {}", known.join(", ")),
+                    )
+                })?;
+                links[id].capture = true;
+                ids.push(LinkId(id as u32));
+            }
+            captures.push(ResolvedCapture {
+                file: c.file.clone(),
+                links: ids,
+                headers_only: c.headers_only,
+            });
+        }
+
         let series_interval = file.metrics.series_interval.as_ref().map(|d| d.value);
         if series_interval.is_some_and(|d| d.is_zero()) {
             return Err(ctx.err("metrics.series_interval", "must be greater than zero"));
@@ -390,6 +446,7 @@ impl Scenario {
             flows,
             routes,
             hop_fusion: true,
+            captures,
             efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
             series_interval,
             tcp_events: file.metrics.tcp_events,

@@ -50,6 +50,22 @@ pub struct ScenarioFile {
     /// Scripted drops, for tests and worked examples.
     #[serde(default)]
     pub drops: Vec<DropSpec>,
+    /// Packet captures written as pcap files beside the result tables.
+    #[serde(default)]
+    pub captures: Vec<CaptureSpec>,
+}
+
+/// A pcap file of the packets transmitted on some links, merged in time order.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSpec {
+    /// File name (no folders), ending in `.pcap`.
+    pub file: String,
+    /// Links as `"from->to"`; give both directions to see data and ACKs.
+    pub links: Vec<String>,
+    /// Leave the zero-filled payload out of the records.
+    #[serde(default)]
+    pub headers_only: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
