@@ -27,6 +27,10 @@ def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
     throughput = comparison[comparison["metric"] == "total_throughput_mbps"]
     assert (throughput["verdict"] == "agrees").sum() >= 8
     assert "values inside the band" in done.stdout
+    # The traced run keeps time series and a capture of the first sender's access link.
+    traces = tmp_path / "dumbbell-buffers" / "traces"
+    assert (traces / "flow_series.parquet").exists() and (traces / "link_series.parquet").exists()
+    assert (traces / "traced.pcap").read_bytes()[:4] == bytes.fromhex("4d3cb2a1")
 
 
 def test_reproduce_all_names_what_is_pending(cli, tmp_path):

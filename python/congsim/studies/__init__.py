@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,6 +47,8 @@ class Study:
     metrics: dict[str, Metric] = field(default_factory=dict)
     #: Why the study cannot run yet.
     pending: str | None = None
+    #: Links captured (pcap) in the traced run, e.g. a sender's access link both ways.
+    capture_links: tuple[str, ...] = ()
 
     def plan_path(self) -> Path:
         assert self.plan is not None
@@ -109,6 +111,7 @@ STUDIES: dict[str, Study] = {
                 ),
                 "timeouts": Metric("summary", "timeouts", 1.0, 0.35, "retransmission timeouts, all flows"),
             },
+            capture_links=("s1->r1", "r1->s1"),
         ),
         Study(
             "goyal1996",
@@ -184,7 +187,9 @@ def reproduce(
     if comparison is not None:
         comparison.to_csv(folder / "comparison.csv", index=False)
     first = plan.runs()[0]
-    traced = [*first.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
+    traced: list[tuple[str, object]] = [*first.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
+    if study.capture_links:
+        traced.append(("captures", [{"file": "traced.pcap", "links": list(study.capture_links)}]))
     tables = _core.run(plan.scenario_text, plan.scenario_source, 0, json.dumps([list(o) for o in traced]))
     _write_traces(folder / "traces", tables, first.params)
     import pandas as pd
@@ -198,13 +203,13 @@ def reproduce(
     )
 
 
-def _write_traces(
-    folder: Path, tables: dict[str, dict[str, list[object]]], params: Mapping[str, object]
-) -> None:
+def _write_traces(folder: Path, tables: dict[str, Any], params: Mapping[str, object]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("flow_series", "link_series"):
         pq.write_table(pa.table(tables[name]), folder / f"{name}.parquet")
+    for file, data in tables.get("captures", {}).items():
+        (folder / file).write_bytes(data)
     (folder / "configuration.json").write_text(json.dumps(params) + "\n", encoding="utf-8")
