@@ -63,8 +63,12 @@ pub struct EventQueue<E> {
     occupied: [u64; BUCKETS / 64],
     /// Start time (ps) of the bucket the ring is at; every queued event is at or after it.
     window_start: u64,
+    /// `window_start + (BUCKETS << shift)`: events at or after it wait in `far`.
+    horizon: u64,
     shift: u32,
     far: BinaryHeap<Reverse<Far<E>>>,
+    /// Time (ps) of the earliest far event (`u64::MAX` when there is none).
+    far_earliest: u64,
     len: usize,
     next_seq: u64,
     now: SimTime,
@@ -90,8 +94,10 @@ impl<E: Copy> EventQueue<E> {
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
             occupied: [0; BUCKETS / 64],
             window_start: 0,
+            horizon: (BUCKETS as u64) << shift,
             shift,
             far: BinaryHeap::new(),
+            far_earliest: u64::MAX,
             len: 0,
             next_seq: 0,
             now: SimTime::ZERO,
@@ -104,9 +110,14 @@ impl<E: Copy> EventQueue<E> {
         self.now
     }
 
-    fn horizon(&self) -> u64 {
-        self.window_start
-            .saturating_add((BUCKETS as u64) << self.shift)
+    /// Moves the ring to the bucket that starts at `window_start`, pulling in the far events
+    /// it now covers.
+    fn set_window(&mut self, window_start: u64) {
+        self.window_start = window_start;
+        self.horizon = window_start.saturating_add((BUCKETS as u64) << self.shift);
+        if self.far_earliest < self.horizon {
+            self.pull_far();
+        }
     }
 
     fn bucket_of(&self, time_ps: u64) -> usize {
@@ -115,7 +126,8 @@ impl<E: Copy> EventQueue<E> {
 
     fn place(&mut self, key: Key, event: E) {
         let time_ps = (key >> 64) as u64;
-        if time_ps >= self.horizon() {
+        if time_ps >= self.horizon {
+            self.far_earliest = self.far_earliest.min(time_ps);
             self.far.push(Reverse(Far { key, event }));
             return;
         }
@@ -163,14 +175,17 @@ impl<E: Copy> EventQueue<E> {
 
     /// Moves far events that the advanced ring now covers into their buckets.
     fn pull_far(&mut self) {
-        let horizon = self.horizon();
         while let Some(Reverse(far)) = self.far.peek() {
-            if ((far.key >> 64) as u64) >= horizon {
+            if ((far.key >> 64) as u64) >= self.horizon {
                 break;
             }
             let Reverse(Far { key, event }) = self.far.pop().expect("peeked");
             self.place(key, event);
         }
+        self.far_earliest = self
+            .far
+            .peek()
+            .map_or(u64::MAX, |Reverse(far)| (far.key >> 64) as u64);
     }
 
     /// Removes and returns the earliest event, advancing `now`.
@@ -183,9 +198,8 @@ impl<E: Copy> EventQueue<E> {
                 let cursor = self.bucket_of(self.window_start);
                 let advance = (b + BUCKETS - cursor) % BUCKETS;
                 if advance > 0 {
-                    self.window_start = (self.window_start >> self.shift << self.shift)
-                        + ((advance as u64) << self.shift);
-                    self.pull_far();
+                    let aligned = self.window_start >> self.shift << self.shift;
+                    self.set_window(aligned + ((advance as u64) << self.shift));
                 }
                 let bucket = &mut self.buckets[b];
                 let mut earliest = 0;
@@ -204,9 +218,9 @@ impl<E: Copy> EventQueue<E> {
                 return Some((self.now, event));
             }
             // The ring is empty: jump to the earliest far event.
-            let Reverse(far) = self.far.peek().expect("len > 0 and the ring is empty");
-            self.window_start = ((far.key >> 64) as u64) >> self.shift << self.shift;
-            self.pull_far();
+            let earliest = self.far_earliest;
+            debug_assert!(earliest != u64::MAX, "len > 0 and the ring is empty");
+            self.set_window(earliest >> self.shift << self.shift);
         }
     }
 
