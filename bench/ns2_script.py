@@ -28,6 +28,8 @@ Agent/TCP set singledup_ 0
 Agent/TCP set timerfix_ false
 Agent/TCP set bugfix_ss_ 0
 Agent/TCP/Reno set exitFastRetrans_ false
+Agent/TCP/Newreno set newreno_changes1_ 0
+Agent/TCP/Newreno set partial_window_deflation_ 0
 """
 
 AGENTS = {"reno": "Agent/TCP/Reno", "tahoe": "Agent/TCP"}

@@ -144,7 +144,9 @@ def test_bad_plans_are_reported_with_the_field(tmp_path, root, edit, message):
         load_plan(path)
     assert message in str(caught.value)
     if "invalid" in message:
-        assert "tcp.variant: unknown variant `vegas`, expected `tahoe` or `reno`" in str(caught.value)
+        assert "tcp.variant: unknown variant `vegas`, expected one of `tahoe`, `reno`, `newreno`" in str(
+            caught.value
+        )
 
 
 def test_sweep_command_errors_are_one_line(tmp_path, root, cli):

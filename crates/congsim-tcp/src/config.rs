@@ -21,6 +21,8 @@ pub enum SeqMode {
 pub enum Variant {
     Tahoe,
     Reno,
+    /// RFC 2582 partial-ACK recovery, in ns-2's `Agent/TCP/Newreno` form (spec §4.3).
+    NewReno,
 }
 
 /// How Tahoe resumes after its fast retransmit (spec §4.1).
@@ -120,6 +122,13 @@ pub struct SenderConfig {
     /// RTO before the first RTT sample.
     pub initial_rto: SimDuration,
     pub rto_bounds: RtoBounds,
+    /// ns-2 NewReno `newreno_changes1_`: restart the timer on the first partial ACK of a
+    /// recovery only ("impatient"); off restarts it on every partial ACK ("slow but steady").
+    pub newreno_impatient: bool,
+    /// ns-2 NewReno `partial_window_deflation_`.
+    pub partial_window_deflation: bool,
+    /// ns-2 NewReno: packets the send loop may release per ACK during recovery (2).
+    pub recovery_burst: u32,
     /// ns-2 `timerfix_` (from 2001): re-arm the timer after, not before, the RTT update on a
     /// new ACK. BSD re-arms after.
     pub timer_fix: bool,
@@ -232,6 +241,9 @@ impl Profile {
                 max_rto: SimDuration::from_secs(64),
             },
             timer_fix: false,
+            newreno_impatient: false,
+            partial_window_deflation: false,
+            recovery_burst: 2,
             restart_bugfix: true,
         };
         match self {
@@ -263,6 +275,8 @@ impl Profile {
                 },
                 precise_halving: true,
                 exit_fast_retrans: true,
+                newreno_impatient: true,
+                partial_window_deflation: true,
                 ..ns2_2000
             },
             Self::Bsd => SenderConfig {

@@ -99,6 +99,13 @@ impl RttEstimator {
         }
     }
 
+    /// Ends the back-off without a sample (ns-2 NewReno on a partial ACK covering the timed
+    /// segment).
+    pub fn reset_backoff(&mut self) {
+        self.backoff = 1;
+        self.shift = 0;
+    }
+
     /// The current back-off multiplier.
     pub fn backoff(&self) -> u32 {
         match self.bounds {

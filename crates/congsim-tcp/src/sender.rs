@@ -40,6 +40,8 @@ pub(crate) enum SendCause {
     Window,
     /// A fast retransmission of the first unacknowledged segment.
     FastRetransmit,
+    /// NewReno: the retransmission a partial ACK triggers.
+    PartialAck,
 }
 
 /// A congestion event, recorded when tracing is on (spec §5 traces).
@@ -58,6 +60,8 @@ pub enum TraceKind {
     Timeout,
     /// The first new ACK after a fast retransmit (end of fast recovery).
     RecoveryExit,
+    /// NewReno: a new ACK that leaves data of the recovery window unacknowledged.
+    PartialAck,
 }
 
 impl TraceKind {
@@ -66,6 +70,7 @@ impl TraceKind {
             Self::FastRetransmit => "fast_retransmit",
             Self::Timeout => "timeout",
             Self::RecoveryExit => "recovery_exit",
+            Self::PartialAck => "partial_ack",
         }
     }
 }
@@ -81,6 +86,10 @@ pub struct SenderStats {
     pub retx_go_back_n: u64,
     /// Fast retransmissions.
     pub retx_fast: u64,
+    /// NewReno retransmissions on partial ACKs.
+    pub retx_partial_ack: u64,
+    /// NewReno partial ACKs (new ACKs below `recover` during fast recovery).
+    pub partial_acks: u64,
     /// RTO expiries that cut the window.
     pub timeouts: u64,
     /// Every RTO expiry.
@@ -143,6 +152,8 @@ pub struct TcpSender {
     trace: Option<Vec<TraceEvent>>,
     /// A fast retransmit happened and no new ACK has arrived since.
     awaiting_recovery_exit: bool,
+    /// NewReno: a partial ACK of the current recovery has been seen (ns-2 `firstpartial_`).
+    pub(crate) first_partial_seen: bool,
 }
 
 impl TcpSender {
@@ -180,6 +191,7 @@ impl TcpSender {
             started: false,
             trace: None,
             awaiting_recovery_exit: false,
+            first_partial_seen: false,
             cfg,
         }
     }
@@ -219,6 +231,7 @@ impl TcpSender {
         match kind {
             TraceKind::FastRetransmit => self.awaiting_recovery_exit = true,
             TraceKind::Timeout | TraceKind::RecoveryExit => self.awaiting_recovery_exit = false,
+            TraceKind::PartialAck => {}
         }
         let (cwnd, ssthresh) = (self.window.cwnd_segments(), self.window.ssthresh_segments());
         if let Some(trace) = &mut self.trace {
@@ -299,8 +312,13 @@ impl TcpSender {
         }
     }
 
-    /// The send loop (spec §3.2).
+    /// The send loop (spec §3.2), at most `cfg.max_burst` packets (0: unlimited).
     pub(crate) fn send_much(&mut self, now: SimTime) {
+        self.send_limited(now, self.cfg.max_burst);
+    }
+
+    /// The send loop with at most `burst` packets (0: unlimited).
+    pub(crate) fn send_limited(&mut self, now: SimTime, burst: u32) {
         if !self.started {
             return;
         }
@@ -309,7 +327,7 @@ impl TcpSender {
             self.output(now, self.snd_nxt, SendCause::Window);
             self.snd_nxt += 1;
             sent += 1;
-            if self.cfg.max_burst > 0 && sent == self.cfg.max_burst {
+            if burst > 0 && sent == burst {
                 break;
             }
         }
@@ -334,6 +352,7 @@ impl TcpSender {
             match cause {
                 SendCause::Window => self.stats.retx_go_back_n += 1,
                 SendCause::FastRetransmit => self.stats.retx_fast += 1,
+                SendCause::PartialAck => self.stats.retx_partial_ack += 1,
             }
         } else {
             self.snd_max = seg + 1;
@@ -382,6 +401,11 @@ impl TcpSender {
     pub(crate) fn cancel_timer(&mut self) {
         self.rto_deadline = None;
         self.rto_countdown = 0;
+    }
+
+    /// `true` if an ACK up to `ack_seg` covers the segment being timed.
+    pub(crate) fn rtt_timing_covered_by(&self, ack_seg: u64) -> bool {
+        self.rtt_active && ack_seg > self.rtt_seg
     }
 
     /// Abandons the RTT measurement in progress (Karn: any retransmission does this).
@@ -476,7 +500,9 @@ impl TcpSender {
         };
         let ack_seg = self.ack_to_segments(ack.ack).min(self.snd_max);
         if ack_seg > self.snd_una {
-            self.new_ack(now, ack_seg);
+            if !recovery::on_partial_ack(self, now, ack_seg) {
+                self.new_ack(now, ack_seg);
+            }
         } else if ack_seg == self.snd_una {
             if self.is_duplicate(window_changed) {
                 self.stats.dupacks_rcvd += 1;
@@ -489,7 +515,9 @@ impl TcpSender {
             // An old ACK: ns-2 ignores it and does not run the send loop.
             return;
         }
-        self.send_much(now);
+        if let Some(burst) = recovery::send_burst_after_ack(self) {
+            self.send_limited(now, burst);
+        }
     }
 
     /// The duplicate-ACK test: ns-2 checks nothing beyond `ack == last_ack`; BSD also needs
@@ -534,7 +562,7 @@ impl TcpSender {
         }
     }
 
-    fn restart_or_cancel_timer(&mut self, now: SimTime, outstanding_after: bool) {
+    pub(crate) fn restart_or_cancel_timer(&mut self, now: SimTime, outstanding_after: bool) {
         if outstanding_after {
             self.arm_timer(now);
         } else {

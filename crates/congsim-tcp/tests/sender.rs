@@ -264,3 +264,40 @@ fn bsd_rtt_is_measured_in_slow_ticks() {
     // t_rtt counted 1 → 2 → 3: first sample m = 3 ticks: srtt 3, rttvar 1.5 → RTO 9 ticks.
     assert_eq!(s.rto(), SimDuration::from_millis(4500));
 }
+
+#[test]
+fn newreno_repairs_each_hole_on_a_partial_ack_and_leaves_recovery_on_the_full_ack() {
+    // p7 and p9 lost from the window p7..p14.
+    let mut s = ns2_at_cwnd_8(Variant::NewReno, |_| {});
+    for t in 100..103 {
+        ack(&mut s, ms(t), 7);
+    }
+    assert_eq!(sent(&mut s), [(7, 1)]);
+    assert_eq!((s.cwnd_segments(), s.ssthresh_segments()), (4.0, 4.0));
+    ack(&mut s, ms(103), 7); // dupwnd 4: limit 6 + 8 = 14
+    ack(&mut s, ms(104), 7); // dupwnd 5: limit 15
+    assert_eq!(sent(&mut s), [(15, 0)]);
+    // The retransmitted p7 fills the first hole; p8 was held: ACK 9 is partial (recover = 14).
+    ack(&mut s, ms(120), 9);
+    assert_eq!(
+        sent(&mut s),
+        [(9, 1)],
+        "the next hole is retransmitted at once"
+    );
+    assert!(s.in_fast_recovery());
+    assert_eq!(s.stats().partial_acks, 1);
+    assert_eq!(s.cwnd_segments(), 4.0, "no growth on a partial ACK");
+    // The full ACK (through p15) ends recovery: deflated to ssthresh, one CA increment.
+    ack(&mut s, ms(140), 16);
+    assert!(!s.in_fast_recovery());
+    assert_eq!(s.cwnd_segments(), 4.25);
+    assert_eq!(sent(&mut s), [(16, 0), (17, 0), (18, 0), (19, 0)]);
+    assert_eq!(
+        (
+            s.stats().timeouts,
+            s.stats().fast_retransmits,
+            s.stats().retx_partial_ack
+        ),
+        (0, 1, 1)
+    );
+}

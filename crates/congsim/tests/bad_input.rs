@@ -80,7 +80,7 @@ fn malformed_scenarios_get_exact_messages() {
                 format!("{b}[tcp]\nvariant = \"vegas\"\n")
                     .replace("[[flows]]\nfrom = \"a\"\nto = \"b\"\n[tcp]", "[tcp]")
             }),
-            "bad.toml: tcp.variant: unknown variant `vegas`, expected `tahoe` or `reno` (line 10, column 11)",
+            "bad.toml: tcp.variant: unknown variant `vegas`, expected one of `tahoe`, `reno`, `newreno` (line 10, column 11)",
         ),
         (
             "unknown profile",

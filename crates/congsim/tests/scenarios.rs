@@ -239,11 +239,13 @@ mod delivery {
         fn every_byte_arrives_under_random_loss(
             seed in 0u64..1_000_000,
             loss_permille in 0u32..60,
-            variant in prop::sample::select(vec!["tahoe", "reno"]),
+            variant in prop::sample::select(vec!["tahoe", "reno", "newreno"]),
             bsd in any::<bool>(),
             no_fast_retransmit in any::<bool>(),
         ) {
             let size = 300 * 1024u64;
+            // NewReno follows ns-2 and needs a packet-numbered profile.
+            let bsd = bsd && variant != "newreno";
             let (profile, mss, window) = if bsd {
                 ("bsd", 512u64, "receiver_buffer = \"32KB\"")
             } else {
@@ -360,4 +362,82 @@ fn fast_path_and_hop_fusion_change_nothing() {
     let events = |r: &RunResult| f64_col(r, "summary", "events")[0];
     assert!(events(&fused) < events(&unfused));
     assert!(events(&fast) < events(&scheduled));
+}
+
+/// Fall & Floyd (1996): one flow, 1 to 4 consecutive packets dropped from one window
+/// (the scenario of `bench/fall_floyd.py`). Expected: `(timeouts, retransmitted packets,
+/// completion time in ms)`. ns-2.35 with the ns2_2000 switches gives the same numbers for
+/// Tahoe and NewReno, and for Reno the same counts with completion 100 ms later (one tick:
+/// ns-2 draws its timer phase at random, these runs use phase zero).
+/// `(timeouts, retransmitted packets, completion time in ms)` for 1, 2, 3 and 4 drops.
+type Outcomes = [(u64, u64, u64); 4];
+
+#[test]
+fn fall_and_floyd_multiple_drops() {
+    let expected: [(&str, Outcomes); 3] = [
+        (
+            "tahoe",
+            [(0, 1, 3426), (0, 3, 3496), (0, 5, 3477), (0, 7, 3628)],
+        ),
+        (
+            "reno",
+            [(0, 1, 2901), (1, 2, 4541), (1, 4, 4602), (1, 6, 4611)],
+        ),
+        (
+            "newreno",
+            [(0, 1, 2901), (0, 2, 3235), (0, 3, 3457), (0, 4, 3688)],
+        ),
+    ];
+    for (variant, outcomes) in expected {
+        for (i, &(timeouts, retx, done_ms)) in outcomes.iter().enumerate() {
+            let drops: String = (0..=i)
+                .map(|k| {
+                    format!(
+                        "[[drops]]\nfrom = \"r\"\nto = \"b\"\nflow = \"f\"\npacket = {}\n",
+                        14 + k
+                    )
+                })
+                .collect();
+            let text = format!(
+                r#"
+nodes = ["a", "r", "b"]
+[simulation]
+duration = "10s"
+[[links]]
+from = "a"
+to = "r"
+rate = "8Mbps"
+delay = "0.1ms"
+[[links]]
+from = "r"
+to = "b"
+rate = "0.8Mbps"
+delay = "100ms"
+queue = {{ limit_packets = 100 }}
+[tcp]
+profile = "ns2_2000"
+variant = "{variant}"
+window = 20
+boot_phase = "zero"
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+size = "100KB"
+{drops}"#
+            );
+            let r = run_toml(&text);
+            let got = (
+                f64_col(&r, "flows", "timeouts")[0] as u64,
+                f64_col(&r, "flows", "retx_pkts")[0] as u64,
+                (f64_col(&r, "flows", "completion_time_s")[0] * 1000.0).round() as u64,
+            );
+            assert_eq!(
+                got,
+                (timeouts, retx, done_ms),
+                "{variant} with {} drops",
+                i + 1
+            );
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! (spec `tcp.md` §4). Window arithmetic is in `window`; the common timeout action and the
 //! send loop are in `sender`. NewReno and SACK join as further modules and [`Variant`] arms.
 
+mod newreno;
 mod reno;
 mod tahoe;
 
@@ -16,21 +17,43 @@ pub(crate) fn on_dupack(s: &mut TcpSender, now: SimTime) {
     }
     match s.cfg.variant {
         Variant::Tahoe => tahoe::on_dupack(s, now),
-        Variant::Reno => reno::on_dupack(s, now),
+        // ns-2 NewReno handles duplicate ACKs exactly as Reno does.
+        Variant::Reno | Variant::NewReno => reno::on_dupack(s, now),
+    }
+}
+
+/// A new ACK arrived. Returns `true` if the variant handled it completely (a NewReno partial
+/// ACK), `false` for the common new-ACK processing.
+pub(crate) fn on_partial_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64) -> bool {
+    match s.cfg.variant {
+        Variant::NewReno => newreno::on_partial_ack(s, now, ack_seg),
+        Variant::Tahoe | Variant::Reno => false,
+    }
+}
+
+/// The burst limit of the send loop after a valid ACK (0: unlimited), or `None` to run no send
+/// loop at all.
+pub(crate) fn send_burst_after_ack(s: &TcpSender) -> Option<u32> {
+    match s.cfg.variant {
+        Variant::NewReno => newreno::send_burst(s),
+        Variant::Tahoe | Variant::Reno => Some(s.cfg.max_burst),
     }
 }
 
 /// A new ACK arrived, before the common new-ACK processing.
 pub(crate) fn on_new_ack(s: &mut TcpSender) {
-    if let Variant::Reno = s.cfg.variant {
-        reno::on_new_ack(s);
+    match s.cfg.variant {
+        Variant::Reno => reno::on_new_ack(s),
+        Variant::NewReno => newreno::on_full_ack(s),
+        Variant::Tahoe => {}
     }
 }
 
 /// The retransmit timer expired, before the common timeout action.
 pub(crate) fn on_timeout(s: &mut TcpSender) {
-    if let Variant::Reno = s.cfg.variant {
-        reno::on_timeout(s);
+    match s.cfg.variant {
+        Variant::Reno | Variant::NewReno => reno::on_timeout(s),
+        Variant::Tahoe => {}
     }
 }
 

@@ -553,9 +553,12 @@ fn resolve_tcp(
             }
         };
     }
-    let variant = match pick!(variant).map(|(v, _)| v).unwrap_or(VariantName::Reno) {
+    let (variant_value, variant_path) =
+        pick!(variant).unwrap_or((VariantName::Reno, format!("{flow_path}.tcp.variant")));
+    let variant = match variant_value {
         VariantName::Tahoe => Variant::Tahoe,
         VariantName::Reno => Variant::Reno,
+        VariantName::NewReno => Variant::NewReno,
     };
     let profile = match pick!(profile)
         .map(|(v, _)| v)
@@ -569,6 +572,12 @@ fn resolve_tcp(
     let mut s = profile.sender(variant);
     let mut r = profile.receiver();
     let byte_mode = s.seq_mode == SeqMode::Bytes;
+    if byte_mode && variant == Variant::NewReno {
+        return Err(ctx.err(
+            variant_path,
+            "newreno follows ns-2's Agent/TCP/Newreno and needs a packet-numbered profile (ns2_2000, ns2_2002, ns2_235)",
+        ));
+    }
 
     if let Some((size, path)) = pick!(packet_size) {
         let bytes = u32::try_from(size.value.0)
@@ -713,6 +722,7 @@ fn resolve_tcp(
         variant_name: match variant {
             Variant::Tahoe => "tahoe",
             Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
         },
         profile_name: profile.name(),
         sender: s,

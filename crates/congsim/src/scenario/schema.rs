@@ -160,6 +160,8 @@ pub struct QueueSpec {
 pub enum VariantName {
     Tahoe,
     Reno,
+    #[serde(rename = "newreno")]
+    NewReno,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
