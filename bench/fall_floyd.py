@@ -105,9 +105,8 @@ $ns run
 
 def main() -> None:
     have_ns2 = shutil.which("ns") is not None
-    print(
-        f"{'variant':8} {'drops':>5} | {'timeouts':>8} {'retx':>5} {'done (s)':>9} | ns-2: {'timeouts':>8} {'retx':>5} {'done (s)':>9}"
-    )
+    columns = f"{'timeouts':>8} {'retx':>5} {'done (s)':>9}"
+    print(f"{'variant':8} {'drops':>5} | {columns} | ns-2: {columns}")
     for variant in VARIANTS:
         for drops in range(1, 5):
             flows = congsim.run(congsim.loads(scenario(variant, drops))).flows.iloc[0]
