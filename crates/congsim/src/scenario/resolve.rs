@@ -715,6 +715,12 @@ fn resolve_tcp(
     if let Some((on, _)) = pick!(reno_ca_extra) {
         s.reno_ca_extra = on;
     }
+    if let Some((on, _)) = pick!(newreno_impatient) {
+        s.newreno_impatient = on;
+    }
+    if let Some((on, _)) = pick!(partial_window_deflation) {
+        s.partial_window_deflation = on;
+    }
     let random_boot_phase = pick!(boot_phase).map_or(s.timer_mode == TimerMode::Exact, |(b, _)| {
         b == BootPhaseName::Random
     });

@@ -257,6 +257,10 @@ pub struct TcpSpec {
     pub reno_flavour: Option<RenoFlavourName>,
     /// 4.3BSD-Reno `MSS/8` congestion-avoidance term.
     pub reno_ca_extra: Option<bool>,
+    /// NewReno: restart the timer on the first partial ACK only (ns-2 `newreno_changes1_`).
+    pub newreno_impatient: Option<bool>,
+    /// NewReno: deflate the window on partial ACKs (ns-2 `partial_window_deflation_`).
+    pub partial_window_deflation: Option<bool>,
 }
 
 /// A flow: one TCP connection from `from` to `to`.
