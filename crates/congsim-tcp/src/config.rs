@@ -122,6 +122,9 @@ pub struct SenderConfig {
     /// RTO before the first RTT sample.
     pub initial_rto: SimDuration,
     pub rto_bounds: RtoBounds,
+    /// Limited Transmit (RFC 3042; ns-2 `singledup_`): one new segment on each of the first
+    /// two duplicate ACKs.
+    pub limited_transmit: bool,
     /// ns-2 NewReno `newreno_changes1_`: restart the timer on the first partial ACK of a
     /// recovery only ("impatient"); off restarts it on every partial ACK ("slow but steady").
     pub newreno_impatient: bool,
@@ -241,6 +244,7 @@ impl Profile {
                 max_rto: SimDuration::from_secs(64),
             },
             timer_fix: false,
+            limited_transmit: false,
             newreno_impatient: false,
             partial_window_deflation: false,
             recovery_burst: 2,
@@ -249,6 +253,7 @@ impl Profile {
         match self {
             Self::Ns2_2000 => ns2_2000,
             Self::Ns2_2002 => SenderConfig {
+                limited_transmit: true,
                 header_bytes: 40,
                 initial_window: 2,
                 syn: true,
@@ -262,6 +267,7 @@ impl Profile {
                 ..ns2_2000
             },
             Self::Ns2_235 => SenderConfig {
+                limited_transmit: true,
                 header_bytes: 40,
                 initial_window: 2,
                 syn: true,
@@ -368,6 +374,7 @@ mod tests {
                 initial_window: 1,
                 syn: false,
                 timer_fix: false,
+                limited_transmit: false,
                 tick: a.tick,
                 rto_bounds: a.rto_bounds,
                 ..b

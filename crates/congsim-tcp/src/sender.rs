@@ -90,6 +90,8 @@ pub struct SenderStats {
     pub retx_partial_ack: u64,
     /// NewReno partial ACKs (new ACKs below `recover` during fast recovery).
     pub partial_acks: u64,
+    /// Segments sent by Limited Transmit.
+    pub limited_transmit_sends: u64,
     /// RTO expiries that cut the window.
     pub timeouts: u64,
     /// Every RTO expiry.
@@ -120,7 +122,7 @@ pub struct TcpSender {
     /// One past the highest segment ever sent (ns-2 `maxseq_ + 1`).
     pub(crate) snd_max: u64,
     /// One past the last segment the application has supplied (`u64::MAX`: infinite source).
-    end: u64,
+    pub(crate) end: u64,
     /// Application bytes of a finite transfer (for the short last segment in byte mode).
     transfer_bytes: Option<u64>,
     /// Receiver window: packets (packet mode) or bytes (byte mode).
@@ -147,7 +149,7 @@ pub struct TcpSender {
     outbox: Vec<Segment>,
     pub(crate) stats: SenderStats,
     completed_at: Option<SimTime>,
-    started: bool,
+    pub(crate) started: bool,
     /// Congestion events, when tracing is on (off by default: it costs memory).
     trace: Option<Vec<TraceEvent>>,
     /// A fast retransmit happened and no new ACK has arrived since.

@@ -301,3 +301,23 @@ fn newreno_repairs_each_hole_on_a_partial_ack_and_leaves_recovery_on_the_full_ac
         (0, 1, 1)
     );
 }
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() {
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |c| c.limited_transmit = true);
+    ack(&mut s, ms(100), 7);
+    assert_eq!(
+        sent(&mut s),
+        [(15, 0)],
+        "highest_ack 6 + cwnd 8 + 1 dupack allows p15"
+    );
+    ack(&mut s, ms(101), 7);
+    assert_eq!(sent(&mut s), [(16, 0)]);
+    ack(&mut s, ms(102), 7);
+    assert_eq!(
+        sent(&mut s),
+        [(7, 1)],
+        "the third duplicate is a fast retransmit"
+    );
+    assert_eq!(s.stats().limited_transmit_sends, 2);
+}

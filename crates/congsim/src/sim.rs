@@ -575,6 +575,10 @@ impl<'a> Simulation<'a> {
         flows.push("retx_pkts", sender_col(&|x| x.stats().retx_pkts));
         flows.push("retx_fast", sender_col(&|x| x.stats().retx_fast));
         flows.push("retx_go_back_n", sender_col(&|x| x.stats().retx_go_back_n));
+        flows.push(
+            "retx_partial_ack",
+            sender_col(&|x| x.stats().retx_partial_ack),
+        );
         flows.push("timeouts", sender_col(&|x| x.stats().timeouts));
         flows.push("timeouts_all", sender_col(&|x| x.stats().timeouts_all));
         flows.push(
@@ -584,6 +588,11 @@ impl<'a> Simulation<'a> {
         flows.push(
             "fast_recoveries",
             sender_col(&|x| x.stats().fast_recoveries),
+        );
+        flows.push("partial_acks", sender_col(&|x| x.stats().partial_acks));
+        flows.push(
+            "limited_transmit_sends",
+            sender_col(&|x| x.stats().limited_transmit_sends),
         );
         flows.push("cwnd_cuts", sender_col(&|x| x.stats().cwnd_cuts));
         flows.push("acks_rcvd", sender_col(&|x| x.stats().acks_rcvd));

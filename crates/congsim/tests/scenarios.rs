@@ -441,3 +441,47 @@ size = "100KB"
         }
     }
 }
+
+/// RFC 3042's case: with cwnd capped at 3 packets, one loss leaves only two duplicate ACKs.
+/// Limited Transmit sends a new segment on each, their ACKs make the third duplicate, and fast
+/// retransmit repairs the loss; without it the sender waits for the timeout. (With a window of
+/// 4 a single loss still leaves three packets behind it: three duplicates either way.)
+#[test]
+fn limited_transmit_turns_a_timeout_into_a_fast_retransmit_with_a_small_window() {
+    let scenario = |limited_transmit: bool| {
+        format!(
+            r#"
+nodes = ["a", "b"]
+[simulation]
+duration = "5s"
+[[links]]
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "10ms"
+[tcp]
+profile = "ns2_2000"
+variant = "reno"
+window = 20
+max_cwnd = 3
+limited_transmit = {limited_transmit}
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+[[drops]]
+from = "a"
+to = "b"
+flow = "f"
+packet = 30
+"#
+        )
+    };
+    let with = run_toml(&scenario(true));
+    assert_eq!(f64_col(&with, "flows", "fast_retransmits")[0], 1.0);
+    assert_eq!(f64_col(&with, "flows", "timeouts")[0], 0.0);
+    assert_eq!(f64_col(&with, "flows", "limited_transmit_sends")[0], 2.0);
+    let without = run_toml(&scenario(false));
+    assert_eq!(f64_col(&without, "flows", "fast_retransmits")[0], 0.0);
+    assert_eq!(f64_col(&without, "flows", "timeouts")[0], 1.0);
+}

@@ -7,11 +7,14 @@ mod reno;
 mod tahoe;
 
 use crate::config::Variant;
-use crate::sender::TcpSender;
+use crate::sender::{SendCause, TcpSender};
 use congsim_core::time::SimTime;
 
 /// A duplicate ACK was counted (`sender.dupacks` already incremented).
 pub(crate) fn on_dupack(s: &mut TcpSender, now: SimTime) {
+    if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
+        limited_transmit(s, now);
+    }
     if !s.cfg.fast_retransmit {
         return;
     }
@@ -54,6 +57,21 @@ pub(crate) fn on_timeout(s: &mut TcpSender) {
     match s.cfg.variant {
         Variant::Reno | Variant::NewReno => reno::on_timeout(s),
         Variant::Tahoe => {}
+    }
+}
+
+/// Limited Transmit (spec §4.5, ns-2 `send_one()`): one new segment if it lies within the
+/// receiver window and within `cwnd + dupacks` of the cumulative ACK.
+fn limited_transmit(s: &mut TcpSender, now: SimTime) {
+    //= ns-2: t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ <= highest_ack_ + cwnd_ + dupacks_
+    let seg = s.snd_nxt;
+    let highest_ack = s.highest_ack() as f64;
+    let within_rwnd = seg < s.snd_una + s.rwnd;
+    let within_cwnd = seg as f64 <= highest_ack + s.window.cwnd_segments() + f64::from(s.dupacks);
+    if s.started && seg < s.end && within_rwnd && within_cwnd {
+        s.output(now, seg, SendCause::Window);
+        s.snd_nxt += 1;
+        s.stats.limited_transmit_sends += 1;
     }
 }
 

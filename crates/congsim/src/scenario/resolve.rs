@@ -691,6 +691,12 @@ fn resolve_tcp(
     if let Some((b, _)) = pick!(max_burst) {
         s.max_burst = b;
     }
+    if let Some((cap, path)) = pick!(max_cwnd) {
+        if byte_mode {
+            return Err(ctx.err(path, "is ns-2's maxcwnd_ (packets); byte-numbered profiles cap cwnd at the receiver window"));
+        }
+        s.max_cwnd = cap;
+    }
     if let Some((b, _)) = pick!(ns2_bugfix) {
         s.ns2_bugfix = b;
     }
@@ -714,6 +720,12 @@ fn resolve_tcp(
     }
     if let Some((on, _)) = pick!(reno_ca_extra) {
         s.reno_ca_extra = on;
+    }
+    if let Some((on, path)) = pick!(limited_transmit) {
+        if on && byte_mode {
+            return Err(ctx.err(path, "Limited Transmit follows ns-2's singledup_ and needs a packet-numbered profile (ns2_2000, ns2_2002, ns2_235)"));
+        }
+        s.limited_transmit = on;
     }
     if let Some((on, _)) = pick!(newreno_impatient) {
         s.newreno_impatient = on;

@@ -251,12 +251,16 @@ pub struct TcpSpec {
     pub syn: Option<bool>,
     /// ns-2 `maxburst_` (0 = unlimited).
     pub max_burst: Option<u32>,
+    /// ns-2 `maxcwnd_`: cap on cwnd in packets (0 = none); packet-numbered profiles.
+    pub max_cwnd: Option<u32>,
     /// ns-2 `bugFix_`.
     pub ns2_bugfix: Option<bool>,
     pub tahoe_resume: Option<TahoeResumeName>,
     pub reno_flavour: Option<RenoFlavourName>,
     /// 4.3BSD-Reno `MSS/8` congestion-avoidance term.
     pub reno_ca_extra: Option<bool>,
+    /// Limited Transmit (RFC 3042; ns-2 `singledup_`), packet-numbered profiles.
+    pub limited_transmit: Option<bool>,
     /// NewReno: restart the timer on the first partial ACK only (ns-2 `newreno_changes1_`).
     pub newreno_impatient: Option<bool>,
     /// NewReno: deflate the window on partial ACKs (ns-2 `partial_window_deflation_`).
