@@ -1,9 +1,10 @@
 """The Fall & Floyd (1996) multiple-drop experiments in congsim and ns-2, side by side.
 
-One flow (ns2_2000 switches, 1000-byte packets, window 20) sends 100 KB over an 8 Mbps / 0.1 ms
-link and a 0.8 Mbps / 100 ms bottleneck; 1 to 4 consecutive packets of one window (the 14th
-data packet on) are dropped. For Tahoe, Reno and NewReno the script prints timeouts,
-retransmitted packets and completion time from both simulators. Needs ns-2 for its column.
+`scenarios/fall-floyd.toml`: one flow (ns2_2000 switches, 1000-byte packets, window 20) sends
+100 KB over an 8 Mbps / 0.1 ms link and a 0.8 Mbps / 100 ms bottleneck; 1 to 4 consecutive
+packets of one window (the 14th data packet on) are dropped. For Tahoe, Reno and NewReno the
+script prints timeouts, retransmitted packets and completion time from both simulators. Needs
+ns-2 for its column.
 
     python bench/fall_floyd.py
 """
@@ -27,36 +28,10 @@ FIRST_DROP = 14  # 1-based data packet number
 VARIANTS = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}
 
 
-def scenario(variant: str, drops: int) -> str:
-    listed = "".join(
-        f'\n[[drops]]\nfrom = "r"\nto = "b"\nflow = "f"\npacket = {FIRST_DROP + k}\n' for k in range(drops)
-    )
-    return f"""
-nodes = ["a", "r", "b"]
-[simulation]
-duration = "10s"
-[[links]]
-from = "a"
-to = "r"
-rate = "8Mbps"
-delay = "0.1ms"
-[[links]]
-from = "r"
-to = "b"
-rate = "0.8Mbps"
-delay = "100ms"
-queue = {{ limit_packets = 100 }}
-[tcp]
-profile = "ns2_2000"
-variant = "{variant}"
-window = 20
-boot_phase = "zero"
-[[flows]]
-name = "f"
-from = "a"
-to = "b"
-size = "100KB"
-{listed}"""
+def scenario(variant: str, drops: int) -> congsim.Scenario:
+    """`scenarios/fall-floyd.toml` with `drops` consecutive packets dropped from one window."""
+    listed = [{"from": "r", "to": "b", "flow": "f", "packet": FIRST_DROP + k} for k in range(drops)]
+    return congsim.load(ROOT / "scenarios" / "fall-floyd.toml", {"tcp.variant": variant, "drops": listed})
 
 
 def ns2(variant: str, drops: int) -> dict[str, float]:
@@ -109,7 +84,7 @@ def main() -> None:
     print(f"{'variant':8} {'drops':>5} | {columns} | ns-2: {columns}")
     for variant in VARIANTS:
         for drops in range(1, 5):
-            flows = congsim.run(congsim.loads(scenario(variant, drops))).flows.iloc[0]
+            flows = congsim.run(scenario(variant, drops)).flows.iloc[0]
             ours = (
                 f"{int(flows['timeouts']):8d} {int(flows['retx_pkts']):5d} {flows['completion_time_s']:9.3f}"
             )

@@ -94,3 +94,13 @@ def test_metrics_are_consistent():
     jain = goodput.sum() ** 2 / (len(goodput) * (goodput**2).sum())
     assert math.isclose(results.summary["jain_index"].iloc[0], jain, rel_tol=1e-12)
     assert math.isclose(results.summary["total_goodput_bps"].iloc[0], goodput.sum(), rel_tol=1e-12)
+
+
+def test_overrides_change_the_run_and_are_validated(root):
+    path = root / "scenarios" / "fall-floyd.toml"
+    drop = [{"from": "r", "to": "b", "flow": "f", "packet": 14}]
+    plain = congsim.run(congsim.load(path)).flows.iloc[0]
+    dropped = congsim.run(congsim.load(path, {"drops": drop})).flows.iloc[0]
+    assert (plain["retx_pkts"], dropped["retx_pkts"]) == (0, 1)
+    with pytest.raises(congsim.ScenarioError, match=r"tcp\.variant: unknown variant `cubic`"):
+        congsim.load(path, {"tcp.variant": "cubic"})

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +13,18 @@ from congsim import _core
 
 @dataclass(frozen=True)
 class Scenario:
-    """A validated scenario: its TOML text and where it came from."""
+    """A validated scenario: its TOML text, where it came from, and the overrides applied to it
+    (field path and value, in order, as in sweep plans)."""
 
     text: str
     source: str
     name: str
     replications: int
     seed: int
+    overrides: tuple[tuple[str, Any], ...] = ()
+
+    def overrides_json(self) -> str | None:
+        return json.dumps([[path, value] for path, value in self.overrides]) if self.overrides else None
 
     def __repr__(self) -> str:
         return (
@@ -26,23 +32,26 @@ class Scenario:
         )
 
 
-def loads(text: str, source: str = "<string>") -> Scenario:
-    """Validates scenario TOML `text`; `source` labels error messages.
+def loads(text: str, source: str = "<string>", overrides: Mapping[str, Any] | None = None) -> Scenario:
+    """Validates scenario TOML `text` after `overrides` (`{"tcp.variant": "tahoe",
+    "links[0].queue.limit_packets": 25}`); `source` labels error messages.
 
     Raises `congsim.ScenarioError` (a `ValueError`) naming the field and what is allowed.
     """
-    name, replications, seed = _core.describe(text, source)
-    return Scenario(text=text, source=source, name=name, replications=replications, seed=seed)
+    pairs = tuple((overrides or {}).items())
+    scenario = Scenario(text=text, source=source, name="", replications=0, seed=0, overrides=pairs)
+    name, replications, seed = _core.describe(text, source, scenario.overrides_json())
+    return replace(scenario, name=name, replications=replications, seed=seed)
 
 
-def load(path: str | Path) -> Scenario:
-    """Reads and validates the scenario file at `path`."""
+def load(path: str | Path, overrides: Mapping[str, Any] | None = None) -> Scenario:
+    """Reads and validates the scenario file at `path`, after `overrides`."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise _core.ScenarioError(f"{p}: cannot read the file: {e.strerror or e}") from None
-    return loads(text, str(p))
+    return loads(text, str(p), overrides)
 
 
 def schema() -> dict[str, Any]:

@@ -9,5 +9,5 @@ from congsim.scenario import Scenario
 
 def run(scenario: Scenario, replication: int = 0) -> Results:
     """Runs one replication of `scenario` in the Rust core (the GIL is released meanwhile)."""
-    tables = _core.run(scenario.text, scenario.source, replication)
+    tables = _core.run(scenario.text, scenario.source, replication, scenario.overrides_json())
     return Results(tables)

@@ -1,6 +1,6 @@
 //! Whole-scenario tests: TOML in, tables out.
 
-use congsim::scenario::from_toml_str;
+use congsim::scenario::{from_toml_str, from_toml_str_with_overrides};
 use congsim::table::Column;
 use congsim::{RunResult, run};
 
@@ -364,8 +364,8 @@ fn fast_path_and_hop_fusion_change_nothing() {
     assert!(events(&fast) < events(&scheduled));
 }
 
-/// Fall & Floyd (1996): one flow, 1 to 4 consecutive packets dropped from one window
-/// (the scenario of `bench/fall_floyd.py`). Expected: `(timeouts, retransmitted packets,
+/// Fall & Floyd (1996): `scenarios/fall-floyd.toml` with 1 to 4 consecutive packets dropped
+/// from one window (as `bench/fall_floyd.py` runs it). Expected: `(timeouts, retransmitted packets,
 /// completion time in ms)`. ns-2.35 with the ns2_2000 switches gives the same numbers for
 /// Tahoe and NewReno, and for Reno the same counts with completion 100 ms later (one tick:
 /// ns-2 draws its timer phase at random, these runs use phase zero).
@@ -388,45 +388,23 @@ fn fall_and_floyd_multiple_drops() {
             [(0, 1, 2901), (0, 2, 3235), (0, 3, 3457), (0, 4, 3688)],
         ),
     ];
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/fall-floyd.toml"
+    );
+    let text = std::fs::read_to_string(path).expect("scenario file");
     for (variant, outcomes) in expected {
         for (i, &(timeouts, retx, done_ms)) in outcomes.iter().enumerate() {
-            let drops: String = (0..=i)
-                .map(|k| {
-                    format!(
-                        "[[drops]]\nfrom = \"r\"\nto = \"b\"\nflow = \"f\"\npacket = {}\n",
-                        14 + k
-                    )
-                })
+            let drops: Vec<serde_json::Value> = (0..=i)
+                .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": 14 + k}))
                 .collect();
-            let text = format!(
-                r#"
-nodes = ["a", "r", "b"]
-[simulation]
-duration = "10s"
-[[links]]
-from = "a"
-to = "r"
-rate = "8Mbps"
-delay = "0.1ms"
-[[links]]
-from = "r"
-to = "b"
-rate = "0.8Mbps"
-delay = "100ms"
-queue = {{ limit_packets = 100 }}
-[tcp]
-profile = "ns2_2000"
-variant = "{variant}"
-window = 20
-boot_phase = "zero"
-[[flows]]
-name = "f"
-from = "a"
-to = "b"
-size = "100KB"
-{drops}"#
-            );
-            let r = run_toml(&text);
+            let overrides = [
+                ("tcp.variant".to_string(), serde_json::json!(variant)),
+                ("drops".to_string(), serde_json::Value::Array(drops)),
+            ];
+            let scenario =
+                from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
+            let r = run(&scenario, 0);
             let got = (
                 f64_col(&r, "flows", "timeouts")[0] as u64,
                 f64_col(&r, "flows", "retx_pkts")[0] as u64,
