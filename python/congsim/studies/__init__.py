@@ -132,7 +132,7 @@ STUDIES: dict[str, Study] = {
             "TCP loss recovery mechanisms with web and FTP traffic over RED (seed 002)",
             None,
             None,
-            pending="needs NewReno, SACK and Limited Transmit (issue 4) and RED and web traffic (issue 5)",
+            pending="needs SACK (issue 4) and RED, CBR and web traffic (issue 5)",
         ),
         Study(
             "sisalem1995",
@@ -146,7 +146,7 @@ STUDIES: dict[str, Study] = {
             "TCP implementations in a CBQ network (seed 004)",
             None,
             None,
-            pending="needs NewReno and SACK (issue 4) and CBQ with CBR traffic (issue 5)",
+            pending="needs SACK (issue 4) and CBQ with CBR traffic (issue 5)",
         ),
     ]
 }
