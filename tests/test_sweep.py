@@ -125,7 +125,7 @@ def test_a_killed_sweep_resumes_with_every_run_exactly_once(tmp_path, root, cli)
     [
         (
             'name = "tiny"',
-            "tiny.toml: colour: unknown key; allowed keys are: axes, name, replications, scenario, set",
+            "colour: unknown key; allowed keys are: axes, name, points, replications, scenario, set",
         ),
         ('"tcp.variant" = ["tahoe", "reno"]', "a run of this plan is invalid: "),
         ("replications = 3", "tiny.toml: replications: must be a whole number of at least 1"),
@@ -212,3 +212,25 @@ def test_unreachable_scheduler_is_one_error_line_and_leaves_the_store_intact(tmp
         assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
     assert done.returncode == 2
     assert {f.name: f.stat().st_mtime_ns for f in (out / "runs").iterdir()} == before
+
+
+def test_listed_points_instead_of_a_full_factorial(tmp_path, root):
+    path = write_plan(tmp_path, root)
+    points = (
+        'points = [\n  { "tcp.variant" = "reno", "links[1].queue.limit_packets" = 10 },\n'
+        '  { "tcp.variant" = "newreno", "links[1].queue.limit_packets" = 40 },\n]\n'
+    )
+    # Top-level keys come before the first table.
+    text = path.read_text().split("[axes]")[0].replace("[set]", points + "[set]")
+    path.write_text(text)
+    plan = load_plan(path)
+    assert plan.parameters == ["tcp.variant", "links[1].queue.limit_packets"]
+    assert [r.params for r in plan.runs()][::3] == [
+        {"tcp.variant": "reno", "links[1].queue.limit_packets": 10},
+        {"tcp.variant": "newreno", "links[1].queue.limit_packets": 40},
+    ]
+    stats = run_sweep(plan, tmp_path / "store", workers=1).statistics()
+    assert set(stats["tcp.variant"]) == {"reno", "newreno"}
+    path.write_text(text + '[axes]\n"tcp.variant" = ["tahoe"]\n')
+    with pytest.raises(PlanError, match="give \\[axes\\] or points, not both"):
+        load_plan(path)

@@ -183,7 +183,7 @@ def reproduce(
         plan = replace(plan, replications=replications)
     folder = out / study.name
     outcome = run_sweep(plan, folder, workers)
-    comparison = study.compare(outcome.statistics(), list(plan.axes)) if not outcome.failures else None
+    comparison = study.compare(outcome.statistics(), plan.parameters) if not outcome.failures else None
     if comparison is not None:
         comparison.to_csv(folder / "comparison.csv", index=False)
     first = plan.runs()[0]
@@ -197,7 +197,7 @@ def reproduce(
     return StudyOutcome(
         study,
         folder,
-        list(plan.axes),
+        plan.parameters,
         comparison if comparison is not None else pd.DataFrame(),
         outcome.failures,
     )

@@ -12,6 +12,15 @@ replications = 5                             # default: the scenario's simulatio
 "tcp.variant" = ["tahoe", "reno"]
 "links[0].queue.limit_packets" = [25, 50, 100, 200, 400]
 ```
+
+Instead of `[axes]`, a plan may list its configurations one by one:
+
+```toml
+points = [
+    { "tcp.variant" = "reno", "links[0].queue.limit_packets" = 50 },
+    { "tcp.variant" = "newreno", "links[0].queue.limit_packets" = 100 },
+]
+```
 """
 
 from __future__ import annotations
@@ -61,9 +70,21 @@ class Plan:
     replications: int
     fixed: dict[str, Value] = field(default_factory=dict)
     axes: dict[str, list[Value]] = field(default_factory=dict)
+    #: Configurations listed one by one (used instead of `axes` when given).
+    listed: list[dict[str, Value]] = field(default_factory=list)
+
+    @property
+    def parameters(self) -> list[str]:
+        """The swept field paths, in order."""
+        if self.listed:
+            return list(dict.fromkeys(path for point in self.listed for path in point))
+        return list(self.axes)
 
     def points(self) -> list[dict[str, Value]]:
-        """Every combination of axis values, in axis order (the last axis varies fastest)."""
+        """The listed configurations, or every combination of axis values in axis order (the
+        last axis varies fastest)."""
+        if self.listed:
+            return [dict(point) for point in self.listed]
         names = list(self.axes)
         return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*self.axes.values())]
 
@@ -90,7 +111,7 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise _fail(source, "", f"not valid TOML: {e}") from None
-    allowed = {"name", "scenario", "replications", "set", "axes"}
+    allowed = {"name", "scenario", "replications", "set", "axes", "points"}
     unknown = sorted(set(doc) - allowed)
     if unknown:
         raise _fail(source, unknown[0], f"unknown key; allowed keys are: {', '.join(sorted(allowed))}")
@@ -111,7 +132,15 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
     for path, values in axes.items():
         if not isinstance(values, list) or not values:
             raise _fail(source, f"axes.{path}", "must be a non-empty list of values")
-    both = sorted(set(fixed) & set(axes))
+    listed = doc.get("points", [])
+    if listed and axes:
+        raise _fail(source, "points", "give [axes] or points, not both")
+    if not isinstance(listed, list) or not all(isinstance(p, dict) and p for p in listed):
+        raise _fail(source, "points", "must be a list of tables of field path = value")
+    keys = {frozenset(p) for p in listed}
+    if len(keys) > 1:
+        raise _fail(source, "points", "every point must set the same fields")
+    both = sorted(set(fixed) & (set(axes) | {k for p in listed for k in p}))
     if both:
         raise _fail(source, both[0], "is both fixed in [set] and varied in [axes]")
     _, scenario_replications, _ = _validated(scenario_text, str(scenario_path), list(fixed.items()), source)
@@ -126,6 +155,7 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
         replications=replications,
         fixed=fixed,
         axes=axes,
+        listed=listed,
     )
     for params in plan.points():
         _validated(scenario_text, str(scenario_path), [*fixed.items(), *params.items()], source)

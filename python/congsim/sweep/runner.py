@@ -155,7 +155,7 @@ class SweepOutcome:
 
     def statistics(self, level: float = 0.95) -> pd.DataFrame:
         """Mean, standard deviation and confidence interval over replications."""
-        by = [*self.plan.axes, "table", "flow", "metric"]
+        by = [*self.plan.parameters, "table", "flow", "metric"]
         return summarize(self.results(), by, level)
 
 
