@@ -27,7 +27,7 @@ def test_report_is_self_contained_with_tables_and_figures(reproduced, cli):
     done = subprocess.run([*cli, "report", str(reproduced)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     page = (reproduced / "report.html").read_text()
-    assert page.count("<svg") == 4, "two metric figures and two traces"
+    assert page.count("<svg") == 5, "two metric figures and three traces"
     assert page.count("<tr>") == 21, "header and 20 comparison rows"
     assert "dumbbell-buffers" in page and "agrees" in page
     # Nothing to fetch: no scripts, no stylesheets, no remote images or links.
@@ -48,7 +48,7 @@ def test_report_renders_in_headless_chromium(reproduced, cli, tmp_path):
         text=True,
         timeout=120,
     ).stdout
-    assert dom.count("<svg") == 4 and dom.count("<table") == 1
+    assert dom.count("<svg") == 5 and dom.count("<table") == 1
     shot = tmp_path / "r.png"
     subprocess.run(
         [browser, *flags, "--window-size=1200,2400", f"--screenshot={shot}", f"file://{tmp_path / 'r.html'}"],

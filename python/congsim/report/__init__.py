@@ -3,7 +3,7 @@
 Everything is inline (CSS, and figures as SVG drawn with matplotlib's object API), so the file
 opens offline and archives well. Per study: the comparison table with verdicts, one figure per
 reference metric (ours with 95 % confidence intervals against the reference values), and the
-traced run's congestion windows and bottleneck queue over time.
+traced run's total throughput, congestion windows and bottleneck queue over time.
 """
 
 from __future__ import annotations
@@ -94,11 +94,19 @@ def metric_figure(comparison: pd.DataFrame, axes: list[str], metric: str) -> Fig
 
 
 def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
-    """Congestion windows of the first flows and the busiest queue, over time."""
+    """Total throughput, congestion windows of the first flows, and the busiest queue, over
+    time."""
     import pandas as pd
 
     figures = []
     flows = pd.read_parquet(traces / "flow_series.parquet")
+    total = flows.groupby("time_s", sort=True)["throughput_bps"].sum() / 1e6
+    fig = _new_figure()
+    ax = fig.add_subplot()
+    ax.step(total.index, total.to_numpy(), where="post")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("total throughput (Mbps)")
+    figures.append(("Total throughput over time", fig))
     fig = _new_figure()
     ax = fig.add_subplot()
     for name in list(dict.fromkeys(flows["flow"]))[:4]:
