@@ -596,16 +596,7 @@ impl TcpSender {
         st.rtt_quantised_sum_s += ticks as f64 * self.cfg.tick.as_secs_f64();
     }
 
-    /// Drains the segments produced since the last call.
-    pub fn poll_transmit(&mut self) -> Option<Segment> {
-        if self.outbox.is_empty() {
-            None
-        } else {
-            Some(self.outbox.remove(0))
-        }
-    }
-
-    /// Moves all pending segments into `out` (cheaper than repeated `poll_transmit`).
+    /// Moves the segments produced since the last call into `out`.
     pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
         out.append(&mut self.outbox);
     }

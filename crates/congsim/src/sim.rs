@@ -88,8 +88,6 @@ pub struct RunResult {
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
     pub events: u64,
-    /// Per-flow goodput over the measurement window, bit/s of payload (same order as flows).
-    pub goodput_bps: Vec<f64>,
 }
 
 struct Simulation<'a> {
@@ -823,7 +821,6 @@ impl<'a> Simulation<'a> {
             flow_series,
             link_series,
             events: self.queue.events_processed(),
-            goodput_bps: goodput,
         }
     }
 }
