@@ -96,9 +96,10 @@ struct Simulation<'a> {
     links: Vec<Link>,
     /// Per link: the node it leads to (a dense copy of the scenario's, for the hot path).
     link_to: Vec<NodeId>,
-    /// Per link: the upstream link whose packets may be offered to it ahead of time (hop
-    /// fusion), when fusion is on and the link's discipline allows early offers.
-    fusion_feeder: Vec<Option<LinkId>>,
+    /// `fuse_next[link * nodes + destination]`: the link a packet for `destination` leaving
+    /// `link` is offered to at once (hop fusion), when that link is fed by `link` alone and
+    /// accepts early offers.
+    fuse_next: Vec<Option<LinkId>>,
     /// `routes[node * nodes + destination]`: the link to forward on.
     routes: Vec<Option<LinkId>>,
     flows: Vec<FlowState>,
@@ -119,7 +120,7 @@ pub fn run(scenario: &Scenario, replication: u32) -> RunResult {
 impl<'a> Simulation<'a> {
     fn new(scenario: &'a Scenario, replication: u32) -> Self {
         let streams = StreamFactory::new(scenario.seed, replication);
-        let links = scenario
+        let links: Vec<Link> = scenario
             .links
             .iter()
             .map(|l| {
@@ -188,22 +189,32 @@ impl<'a> Simulation<'a> {
             })
             .collect();
         let link_to = scenario.links.iter().map(|l| l.to).collect();
-        let fusion_feeder = scenario
+        let routes: Vec<Option<LinkId>> = scenario.routes.iter().flatten().copied().collect();
+        let nodes = scenario.nodes.len();
+        let fuse_next = scenario
             .links
             .iter()
-            .zip(&links)
-            .map(|(spec, link): (_, &Link)| {
-                spec.single_feeder
-                    .filter(|_| scenario.hop_fusion && link.accepts_early_offers())
+            .enumerate()
+            .flat_map(|(i, spec)| {
+                let (links, routes) = (&links, &routes);
+                (0..nodes).map(move |dst| {
+                    let upstream = LinkId(i as u32);
+                    let next =
+                        routes[spec.to.index() * nodes + dst].filter(|_| spec.to.index() != dst)?;
+                    let fed_only_by_upstream =
+                        scenario.links[next.index()].single_feeder == Some(upstream);
+                    let accepts: &Link = &links[next.index()];
+                    (scenario.hop_fusion && fed_only_by_upstream && accepts.accepts_early_offers())
+                        .then_some(next)
+                })
             })
             .collect();
-        let routes = scenario.routes.iter().flatten().copied().collect();
         Self {
             scenario,
             queue: EventQueue::new(),
             links,
             link_to,
-            fusion_feeder,
+            fuse_next,
             routes,
             flows,
             slow_clocks,
@@ -341,13 +352,12 @@ impl<'a> Simulation<'a> {
         loop {
             match self.links[link.index()].offer(now, at, &pkt) {
                 Offer::Departs { arrive_at } => {
-                    let node = self.link_to[link.index()];
-                    if node != pkt.dst && arrive_at < end {
-                        let next = self.route(node, pkt.dst);
-                        if self.fusion_feeder[next.index()] == Some(link) {
-                            (at, link) = (arrive_at, next);
-                            continue;
-                        }
+                    let hop = link.index() * self.scenario.nodes.len() + pkt.dst.index();
+                    if arrive_at < end
+                        && let Some(next) = self.fuse_next[hop]
+                    {
+                        (at, link) = (arrive_at, next);
+                        continue;
                     }
                     if let Some(head) = self.links[link.index()].enter_pipe(arrive_at, pkt) {
                         self.queue.schedule(head, Event::LinkArrival(link));
