@@ -18,7 +18,7 @@ from pathlib import Path
 
 import congsim
 from congsim.sweep import load_plan, run_sweep
-from congsim.sweep.runner import execute
+from congsim.sweep.runner import execute, tasks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,7 +64,7 @@ def main() -> None:
         back_to_back = sweep = float("inf")
         for attempt in range(args.repeat):
             start = time.perf_counter()
-            for task in tasks:
+            for task in work:
                 execute(task)
             back_to_back = min(back_to_back, time.perf_counter() - start)
             start = time.perf_counter()

@@ -102,6 +102,12 @@ def _store(runs_dir: Path, task: Task, tables: Tables | None, error: str | None)
     return table
 
 
+def tasks(plan: Plan, runs: list[RunSpec], runs_dir: Path) -> list[Task]:
+    """What a worker needs for each run: plain data only."""
+    scenario = (plan.scenario_text, plan.scenario_source)
+    return [(r.key, *scenario, r.overrides_json(), r.replication, r.params, str(runs_dir)) for r in runs]
+
+
 class SchedulerError(ConnectionError):
     """The Dask scheduler could not be reached."""
 
