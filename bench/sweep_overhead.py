@@ -49,18 +49,7 @@ def main() -> None:
         plan_path.write_text(PLAN.format(scenario=scenario, duration=args.duration))
         plan = load_plan(plan_path)
         runs = plan.runs()
-        tasks = [
-            (
-                r.key,
-                plan.scenario_text,
-                plan.scenario_source,
-                r.overrides_json(),
-                r.replication,
-                r.params,
-                tmp,
-            )
-            for r in runs
-        ]
+        work = tasks(plan, runs, Path(tmp))
         back_to_back = sweep = float("inf")
         for attempt in range(args.repeat):
             start = time.perf_counter()

@@ -190,19 +190,7 @@ def run_sweep(
         "runs": [{"key": r.key, "params": r.params, "replication": r.replication} for r in runs],
     }
     (out / "plan.json").write_text(json.dumps(snapshot, indent=1) + "\n", encoding="utf-8")
-    pending: list[Task] = [
-        (
-            r.key,
-            plan.scenario_text,
-            plan.scenario_source,
-            r.overrides_json(),
-            r.replication,
-            r.params,
-            str(runs_dir),
-        )
-        for r in runs
-        if not (runs_dir / f"{r.key}.parquet").exists()
-    ]
+    pending = [t for t in tasks(plan, runs, runs_dir) if not (runs_dir / f"{t[0]}.parquet").exists()]
     done = len(runs) - len(pending)
     failures: dict[str, str] = {}
     report = on_progress or (lambda *_: None)
