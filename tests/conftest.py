@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,3 +18,9 @@ def root() -> Path:
 def cli() -> list[str]:
     """The `congsim` command, run through the interpreter that runs the tests."""
     return [sys.executable, "-m", "congsim"]
+
+
+def run_congsim(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Runs the `congsim` command through the interpreter that runs the tests."""
+    command = [sys.executable, "-m", "congsim", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import filecmp
-import subprocess
-from pathlib import Path
 
-
-def congsim(cli: list[str], *args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*cli, *map(str, args)], capture_output=True, text=True, timeout=300)
+from conftest import run_congsim
 
 
 def test_run_writes_parquet_and_csv_tables(cli, root, tmp_path):
-    done = congsim(cli, "run", root / "scenarios" / "single-flow.toml", "--out", tmp_path)
+    done = run_congsim("run", root / "scenarios" / "single-flow.toml", "--out", tmp_path)
     assert done.returncode == 0, done.stderr
     assert "ftp" in done.stdout and "total goodput" in done.stdout
     for table in ("flows", "links", "summary", "flow_series", "link_series"):
@@ -27,7 +23,7 @@ def test_two_runs_write_identical_files_and_another_seed_does_not(cli, root, tmp
     (tmp_path / "a.toml").write_text(lossy)
     (tmp_path / "b.toml").write_text(lossy.replace("seed = 1", "seed = 2"))
     for name, source in (("one", "a.toml"), ("two", "a.toml"), ("other", "b.toml")):
-        done = congsim(cli, "run", tmp_path / source, "--out", tmp_path / name)
+        done = run_congsim("run", tmp_path / source, "--out", tmp_path / name)
         assert done.returncode == 0, done.stderr
     files = sorted(p.name for p in (tmp_path / "one").iterdir())
     assert len(files) == 10
@@ -40,7 +36,7 @@ def test_bad_scenario_gives_one_error_line_and_status_2(cli, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('nodes = ["a"]\n[simulation]\nduration = "1s"\nlinks = []\nflows = []\n')
     for command in ("run", "validate"):
-        done = congsim(cli, command, bad)
+        done = run_congsim(command, bad)
         assert done.returncode == 2
         assert (
             done.stderr == f"error: {bad}: simulation.links: unknown field `links`, expected one of "
@@ -51,23 +47,23 @@ def test_bad_scenario_gives_one_error_line_and_status_2(cli, tmp_path):
 
 
 def test_missing_file_and_unwritable_output_are_reported(cli, root, tmp_path):
-    done = congsim(cli, "validate", tmp_path / "missing.toml")
+    done = run_congsim("validate", tmp_path / "missing.toml")
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and "cannot read the file" in done.stderr
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    done = congsim(cli, "run", root / "scenarios" / "single-flow.toml", "--out", blocker / "sub")
+    done = run_congsim("run", root / "scenarios" / "single-flow.toml", "--out", blocker / "sub")
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {blocker / 'sub'}: cannot write results")
     assert "Traceback" not in done.stderr
 
 
 def test_validate_and_schema(cli, root, tmp_path):
-    done = congsim(cli, "validate", root / "scenarios" / "dumbbell-20.toml")
+    done = run_congsim("validate", root / "scenarios" / "dumbbell-20.toml")
     assert done.returncode == 0
     assert done.stdout.endswith("ok (42 nodes, 82 links, 20 flows)\n")
     out = tmp_path / "schema.json"
-    assert congsim(cli, "schema", "--out", out).returncode == 0
+    assert run_congsim("schema", "--out", out).returncode == 0
     assert '"ScenarioFile"' in out.read_text()
 
 
@@ -82,7 +78,7 @@ def test_committed_dumbbell_matches_its_generator(root):
 
 
 def test_committed_json_schema_is_current(cli, root):
-    done = congsim(cli, "schema")
+    done = run_congsim("schema")
     assert done.returncode == 0
     assert (root / "schema" / "scenario.schema.json").read_text() == done.stdout, (
         "regenerate with: congsim schema --out schema/scenario.schema.json"

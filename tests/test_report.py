@@ -8,23 +8,19 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import run_congsim
 
 
 @pytest.fixture(scope="module")
 def reproduced(tmp_path_factory, cli):
     out = tmp_path_factory.mktemp("reproductions")
-    done = subprocess.run(
-        [*cli, "reproduce", "dumbbell-buffers", "--replications", "2", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = run_congsim("reproduce", "dumbbell-buffers", "--replications", "2", "--out", str(out), timeout=600)
     assert done.returncode == 0, done.stderr
     return out
 
 
 def test_report_is_self_contained_with_tables_and_figures(reproduced, cli):
-    done = subprocess.run([*cli, "report", str(reproduced)], capture_output=True, text=True)
+    done = run_congsim("report", str(reproduced))
     assert done.returncode == 0, done.stderr
     page = (reproduced / "report.html").read_text()
     assert page.count("<svg") == 5, "two metric figures and three traces"
@@ -59,6 +55,6 @@ def test_report_renders_in_headless_chromium(reproduced, cli, tmp_path):
 
 
 def test_report_of_an_empty_folder_is_one_error_line(tmp_path, cli):
-    done = subprocess.run([*cli, "report", str(tmp_path)], capture_output=True, text=True)
+    done = run_congsim("report", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr == f"error: {tmp_path}: no reproduced studies here (run congsim reproduce first)\n"

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pandas as pd
+from conftest import run_congsim
 
 from congsim.studies import DATA, STUDIES
 
 
 def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
-    done = subprocess.run(
-        [*cli, "reproduce", "dumbbell-buffers", "--replications", "2", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = run_congsim(
+        "reproduce", "dumbbell-buffers", "--replications", "2", "--out", str(tmp_path), timeout=600
     )
     assert done.returncode == 0, done.stderr
     comparison = pd.read_csv(tmp_path / "dumbbell-buffers" / "comparison.csv")
@@ -34,12 +30,7 @@ def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
 
 
 def test_reproduce_all_names_what_is_pending(cli, tmp_path):
-    done = subprocess.run(
-        [*cli, "reproduce", "all", "--replications", "1", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = run_congsim("reproduce", "all", "--replications", "1", "--out", str(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr
     for name, study in STUDIES.items():
         assert name in done.stdout
@@ -48,7 +39,7 @@ def test_reproduce_all_names_what_is_pending(cli, tmp_path):
 
 
 def test_unknown_study_is_one_error_line(cli):
-    done = subprocess.run([*cli, "reproduce", "nosuchpaper"], capture_output=True, text=True)
+    done = run_congsim("reproduce", "nosuchpaper")
     assert done.returncode == 2
     assert done.stderr == (
         "error: unknown study 'nosuchpaper'; registered studies are: all, " + ", ".join(STUDIES) + "\n"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import run_congsim
 
 from congsim.sweep import (
     PlanError,
@@ -109,7 +110,7 @@ def test_a_killed_sweep_resumes_with_every_run_exactly_once(tmp_path, root, cli)
     process.wait()
     before = {f.name: f.stat().st_mtime_ns for f in (out / "runs").glob("*.parquet")}
     assert 3 <= len(before) < total, "the sweep should have been killed half-way"
-    done = subprocess.run([*cli, "sweep", str(plan_path), "--out", str(out)], capture_output=True, text=True)
+    done = run_congsim("sweep", str(plan_path), "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert f"({total - len(before)} run now, {len(before)} already stored)" in done.stdout
     after = {f.name: f.stat().st_mtime_ns for f in (out / "runs").glob("*.parquet")}
@@ -150,17 +151,13 @@ def test_bad_plans_are_reported_with_the_field(tmp_path, root, edit, message):
 
 
 def test_sweep_command_errors_are_one_line(tmp_path, root, cli):
-    missing = subprocess.run([*cli, "sweep", str(tmp_path / "none.toml")], capture_output=True, text=True)
+    missing = run_congsim("sweep", str(tmp_path / "none.toml"))
     assert (
         missing.returncode == 2 and missing.stderr.startswith("error: ") and "Traceback" not in missing.stderr
     )
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    done = subprocess.run(
-        [*cli, "sweep", str(write_plan(tmp_path, root)), "--out", str(blocker / "store")],
-        capture_output=True,
-        text=True,
-    )
+    done = run_congsim("sweep", str(write_plan(tmp_path, root)), "--out", str(blocker / "store"))
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {blocker / 'store'}: cannot write the results store")
 
@@ -192,20 +189,15 @@ def test_unreachable_scheduler_is_one_error_line_and_leaves_the_store_intact(tmp
     out = tmp_path / "store"
     assert subprocess.run([*cli, "sweep", str(plan), "--out", str(out), "--workers", "1"]).returncode == 0
     before = {f.name: f.stat().st_mtime_ns for f in (out / "runs").iterdir()}
-    done = subprocess.run(
-        [
-            *cli,
-            "sweep",
-            str(plan),
-            "--out",
-            str(out),
-            "--executor",
-            "dask",
-            "--scheduler",
-            "tcp://127.0.0.1:9",
-        ],
-        capture_output=True,
-        text=True,
+    done = run_congsim(
+        "sweep",
+        str(plan),
+        "--out",
+        str(out),
+        "--executor",
+        "dask",
+        "--scheduler",
+        "tcp://127.0.0.1:9",
         timeout=120,
     )
     if "needs the dask extra" not in done.stderr:
