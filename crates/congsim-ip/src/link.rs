@@ -488,7 +488,7 @@ mod tests {
 
     fn data(flow: u32, seq: u64) -> Packet {
         let header = TcpHeader::data(seq, 960);
-        Packet::tcp_segment(FlowId(flow), NodeId(1), 1000, SimTime::ZERO, header)
+        Packet::tcp_segment(FlowId(flow), NodeId(1), 1000, header)
     }
 
     fn us(v: u64) -> SimDuration {

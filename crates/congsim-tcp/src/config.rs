@@ -155,6 +155,15 @@ pub struct ReceiverConfig {
     pub rbuf_bytes: u64,
     /// RFC 1323 window scaling on.
     pub window_scaling: bool,
+    /// SACK blocks per ACK (spec §2.4): 0 turns SACK off; at most
+    /// [`congsim_core::wire::SackBlocks::CAPACITY`] (ns-2 `maxSackBlocks_` = 3).
+    pub sack_blocks: u8,
+    /// Wire bytes an ACK grows by when it carries SACK blocks: `sack_base_bytes + 8 · blocks`.
+    /// ns-2 adds 8 bytes per block and nothing else; a real option adds kind, length and two
+    /// NOPs of padding (4 bytes).
+    pub sack_base_bytes: u32,
+    /// Echo congestion marks (spec §2.5: ECN, and BCN which uses the same path).
+    pub ecn: bool,
 }
 
 impl ReceiverConfig {
@@ -317,6 +326,9 @@ impl Profile {
             immediate_ack_on_gap_fill: true,
             rbuf_bytes: 0,
             window_scaling: false,
+            sack_blocks: 0,
+            sack_base_bytes: 0,
+            ecn: false,
         };
         match self {
             Self::Ns2_2000 => ns2,
@@ -330,6 +342,7 @@ impl Profile {
                 header_bytes: 40,
                 ack_policy: AckPolicy::DelayedBsd,
                 rbuf_bytes: 65_535,
+                sack_base_bytes: 4,
                 ..ns2
             },
         }

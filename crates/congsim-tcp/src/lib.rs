@@ -27,4 +27,14 @@ pub mod window;
 
 pub use config::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
 pub use receiver::{ReceiverStats, TcpReceiver};
-pub use sender::{Segment, SenderStats, TcpSender, TraceEvent, TraceKind};
+pub use sender::{SenderStats, TcpSender, TraceEvent, TraceKind};
+
+/// A segment an endpoint hands to the network: a data segment or an ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub header: congsim_core::wire::TcpHeader,
+    /// Bytes on the wire, headers and options included.
+    pub wire_bytes: u32,
+    /// Data sent before (a retransmission); always `false` for an ACK.
+    pub retransmission: bool,
+}

@@ -1,9 +1,10 @@
 //! The TCP receiver (spec `tcp.md` §2): in-order delivery to the application, out-of-order
 //! buffering, the ACK policies, and the advertised window.
 
+use crate::Segment;
 use crate::config::{AckPolicy, ReceiverConfig, SeqMode};
 use congsim_core::time::SimTime;
-use congsim_core::wire::TcpHeader;
+use congsim_core::wire::{SackBlocks, TcpHeader};
 use std::collections::BTreeMap;
 
 /// Receiver counters (spec §5).
@@ -13,6 +14,7 @@ pub struct ReceiverStats {
     pub dup_pkts_rcvd: u64,
     pub ooo_pkts: u64,
     pub acks_sent: u64,
+    pub sack_blocks_sent: u64,
     /// Payload bytes delivered in order to the application (duplicates excluded).
     pub bytes_delivered: u64,
     /// Wire bytes of the delivered segments (payload plus header bytes), as ns-2's sink counts
@@ -35,7 +37,11 @@ pub struct TcpReceiver {
     /// ns-2 delayed-ACK timer deadline.
     delack_deadline: Option<SimTime>,
     advertised_window: u32,
-    outbox: Vec<TcpHeader>,
+    /// Blocks reported earlier, most recent first (ns-2 `SackStack`, as deep as `sack_blocks`).
+    sack_history: Vec<(u64, u64)>,
+    /// A congestion mark awaits its echo (spec §2.5).
+    ecn_echo_pending: bool,
+    outbox: Vec<Segment>,
     stats: ReceiverStats,
 }
 
@@ -55,6 +61,8 @@ impl TcpReceiver {
             ack_held: false,
             delack_deadline: None,
             advertised_window,
+            sack_history: Vec::new(),
+            ecn_echo_pending: false,
             outbox: Vec::new(),
             stats: ReceiverStats::default(),
         }
@@ -90,14 +98,23 @@ impl TcpReceiver {
         self.rcv_next += 1;
     }
 
-    /// A data segment arrives.
-    pub fn on_data(&mut self, now: SimTime, seg_hdr: &TcpHeader) {
+    /// A data segment arrives; `congestion_experienced` is its IP CE mark.
+    pub fn on_data(&mut self, now: SimTime, seg_hdr: &TcpHeader, congestion_experienced: bool) {
         self.stats.pkts_rcvd += 1;
+        if self.cfg.ecn {
+            //= tcp.md §2.5: CWR clears the pending echo; CE on the same segment sets it again
+            if seg_hdr.flags.cwr {
+                self.ecn_echo_pending = false;
+            }
+            if congestion_experienced {
+                self.ecn_echo_pending = true;
+            }
+        }
         let seg = self.segment_index(seg_hdr.seq);
         if seg < self.rcv_next || self.out_of_order.contains_key(&seg) {
             // A duplicate: ACK at once, whatever the delayed-ACK mode.
             self.stats.dup_pkts_rcvd += 1;
-            self.send_ack_now();
+            self.send_ack_now(Some(seg));
             return;
         }
         let filled_gap = seg < self.max_seen;
@@ -105,7 +122,7 @@ impl TcpReceiver {
         if seg > self.rcv_next {
             self.stats.ooo_pkts += 1;
             self.out_of_order.insert(seg, seg_hdr.payload_bytes);
-            self.send_ack_now();
+            self.send_ack_now(Some(seg));
             return;
         }
         self.deliver(seg_hdr.payload_bytes);
@@ -114,11 +131,11 @@ impl TcpReceiver {
         }
         let immediate = filled_gap && self.cfg.immediate_ack_on_gap_fill;
         match self.cfg.ack_policy {
-            AckPolicy::EveryPacket => self.send_ack_now(),
-            _ if immediate || seg_hdr.flags.syn => self.send_ack_now(),
+            AckPolicy::EveryPacket => self.send_ack_now(Some(seg)),
+            _ if immediate || seg_hdr.flags.syn => self.send_ack_now(Some(seg)),
             AckPolicy::DelayedNs2 { interval } => {
                 if self.ack_held {
-                    self.send_ack_now();
+                    self.send_ack_now(Some(seg));
                 } else {
                     self.ack_held = true;
                     self.delack_deadline = Some(now + interval);
@@ -126,7 +143,7 @@ impl TcpReceiver {
             }
             AckPolicy::DelayedBsd => {
                 if self.ack_held {
-                    self.send_ack_now();
+                    self.send_ack_now(Some(seg));
                 } else {
                     self.ack_held = true;
                 }
@@ -134,17 +151,75 @@ impl TcpReceiver {
         }
     }
 
-    /// Sends the cumulative ACK now, cancelling any held one.
-    fn send_ack_now(&mut self) {
+    /// Sends the cumulative ACK now, cancelling any held one; `trigger` is the segment that
+    /// arrived (the one SACK block 1 must contain), `None` for a delayed ACK.
+    fn send_ack_now(&mut self, trigger: Option<u64>) {
         self.ack_held = false;
         self.delack_deadline = None;
         let ack = match self.cfg.seq_mode {
             SeqMode::Packets => self.rcv_next,
             SeqMode::Bytes => self.rcv_next_byte,
         };
+        let mut header = TcpHeader::ack(ack, self.advertised_window);
+        header.flags.ece = self.ecn_echo_pending;
+        let mut wire_bytes = self.cfg.ack_bytes;
+        if self.cfg.sack_blocks > 0 {
+            header.sack = self.sack_blocks(trigger);
+            let n = header.sack.len() as u32;
+            if n > 0 {
+                wire_bytes += self.cfg.sack_base_bytes + 8 * n;
+                self.stats.sack_blocks_sent += u64::from(n);
+            }
+        }
         self.stats.acks_sent += 1;
-        self.outbox
-            .push(TcpHeader::ack(ack, self.advertised_window));
+        self.outbox.push(Segment {
+            header,
+            wire_bytes,
+            retransmission: false,
+        });
+    }
+
+    /// The SACK blocks of the next ACK (spec §2.4, as ns-2's `Sacker::append_ack` builds them).
+    fn sack_blocks(&mut self, trigger: Option<u64>) -> SackBlocks {
+        let mut blocks = SackBlocks::EMPTY;
+        if self.rcv_next >= self.max_seen {
+            // Nothing queued out of order: no blocks, and the history is forgotten.
+            self.sack_history.clear();
+            return blocks;
+        }
+        let max = usize::from(self.cfg.sack_blocks).min(SackBlocks::CAPACITY);
+        // Block 1: the received run containing the trigger. Without one (the trigger is at or
+        // below the cumulative ACK, or a delayed ACK), the ACK itself retires every history
+        // entry it now covers (ns-2's virtual block [0, ack)).
+        let recent = match trigger {
+            Some(seg) if seg >= self.rcv_next => {
+                let mut left = seg;
+                while left > self.rcv_next && self.out_of_order.contains_key(&(left - 1)) {
+                    left -= 1;
+                }
+                let mut right = seg + 1;
+                while self.out_of_order.contains_key(&right) {
+                    right += 1;
+                }
+                blocks.push(self.rcv_next, left, right);
+                Some((left, right))
+            }
+            _ => None,
+        };
+        let (cover_left, cover_right) = recent.unwrap_or((0, self.rcv_next));
+        self.sack_history
+            .retain(|&(left, right)| !(cover_left <= left && right <= cover_right));
+        for &(left, right) in &self.sack_history {
+            if blocks.len() == max {
+                break;
+            }
+            blocks.push(self.rcv_next, left, right);
+        }
+        if let Some(block) = recent {
+            self.sack_history.insert(0, block);
+            self.sack_history.truncate(max);
+        }
+        blocks
     }
 
     /// The ns-2 delayed-ACK timer deadline.
@@ -155,25 +230,20 @@ impl TcpReceiver {
     /// ns-2 delayed-ACK timer wake-up (stale wake-ups are ignored).
     pub fn on_timeout(&mut self, now: SimTime) {
         if self.delack_deadline.is_some_and(|d| d <= now) && self.ack_held {
-            self.send_ack_now();
+            self.send_ack_now(None);
         }
     }
 
     /// A boundary of the global 200 ms fast clock (4.3BSD `tcp_fasttimo`).
     pub fn on_fast_tick(&mut self) {
         if self.cfg.ack_policy == AckPolicy::DelayedBsd && self.ack_held {
-            self.send_ack_now();
+            self.send_ack_now(None);
         }
     }
 
     /// Moves the pending ACKs into `out`.
-    pub fn drain_transmit(&mut self, out: &mut Vec<TcpHeader>) {
+    pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
         out.append(&mut self.outbox);
-    }
-
-    /// Wire size of an ACK.
-    pub fn ack_wire_bytes(&self) -> u32 {
-        self.cfg.ack_bytes
     }
 }
 
@@ -193,18 +263,18 @@ mod tests {
     fn acks(r: &mut TcpReceiver) -> Vec<u64> {
         let mut out = Vec::new();
         r.drain_transmit(&mut out);
-        out.iter().map(|h| h.ack).collect()
+        out.iter().map(|h| h.header.ack).collect()
     }
 
     #[test]
     fn in_order_delivery_with_reordering() {
         let mut r = rx(AckPolicy::EveryPacket);
         let t = SimTime::ZERO;
-        r.on_data(t, &TcpHeader::data(0, 1000));
-        r.on_data(t, &TcpHeader::data(2, 1000));
-        r.on_data(t, &TcpHeader::data(3, 1000));
-        r.on_data(t, &TcpHeader::data(1, 1000));
-        r.on_data(t, &TcpHeader::data(1, 1000));
+        r.on_data(t, &TcpHeader::data(0, 1000), false);
+        r.on_data(t, &TcpHeader::data(2, 1000), false);
+        r.on_data(t, &TcpHeader::data(3, 1000), false);
+        r.on_data(t, &TcpHeader::data(1, 1000), false);
+        r.on_data(t, &TcpHeader::data(1, 1000), false);
         assert_eq!(acks(&mut r), [1, 1, 1, 4, 4]);
         assert_eq!(r.stats().bytes_delivered, 4000);
         assert_eq!(r.stats().dup_pkts_rcvd, 1);
@@ -216,28 +286,28 @@ mod tests {
         let interval = SimDuration::from_millis(100);
         let mut r = rx(AckPolicy::DelayedNs2 { interval });
         let t0 = SimTime::from_millis(1);
-        r.on_data(t0, &TcpHeader::data(0, 1000));
+        r.on_data(t0, &TcpHeader::data(0, 1000), false);
         assert!(acks(&mut r).is_empty());
         assert_eq!(r.next_timeout(), Some(t0 + interval));
-        r.on_data(t0, &TcpHeader::data(1, 1000));
+        r.on_data(t0, &TcpHeader::data(1, 1000), false);
         assert_eq!(acks(&mut r), [2], "second segment is ACKed at once");
-        r.on_data(t0, &TcpHeader::data(2, 1000));
+        r.on_data(t0, &TcpHeader::data(2, 1000), false);
         r.on_timeout(t0 + SimDuration::from_millis(99));
         assert!(acks(&mut r).is_empty(), "not before the interval");
         r.on_timeout(t0 + interval);
         assert_eq!(acks(&mut r), [3]);
         // Out of order: immediate.
-        r.on_data(t0, &TcpHeader::data(5, 1000));
+        r.on_data(t0, &TcpHeader::data(5, 1000), false);
         assert_eq!(acks(&mut r), [3]);
         // Gap fill: immediate.
-        r.on_data(t0, &TcpHeader::data(3, 1000));
+        r.on_data(t0, &TcpHeader::data(3, 1000), false);
         assert_eq!(acks(&mut r), [4]);
     }
 
     #[test]
     fn bsd_delayed_ack_is_flushed_by_the_fast_tick() {
         let mut r = TcpReceiver::new(Profile::Bsd.receiver());
-        r.on_data(SimTime::ZERO, &TcpHeader::data(0, 512));
+        r.on_data(SimTime::ZERO, &TcpHeader::data(0, 512), false);
         assert!(acks(&mut r).is_empty());
         r.on_fast_tick();
         assert_eq!(acks(&mut r), [512]);
@@ -251,9 +321,131 @@ mod tests {
             ack_policy: AckPolicy::EveryPacket,
             ..Profile::Bsd.receiver()
         });
-        r.on_data(SimTime::ZERO, &TcpHeader::data(0, 512));
-        r.on_data(SimTime::ZERO, &TcpHeader::data(512, 100));
+        r.on_data(SimTime::ZERO, &TcpHeader::data(0, 512), false);
+        r.on_data(SimTime::ZERO, &TcpHeader::data(512, 100), false);
         assert_eq!(acks(&mut r), [512, 612]);
         assert_eq!(r.stats().wire_bytes_delivered, 512 + 100 + 80);
+    }
+
+    fn sack_rx(blocks: u8) -> TcpReceiver {
+        TcpReceiver::new(ReceiverConfig {
+            sack_blocks: blocks,
+            ..Profile::Ns2_2000.receiver()
+        })
+    }
+
+    /// `(ack, blocks, wire bytes)` of each ACK sent since the last call.
+    type SackAck = (u64, Vec<(u64, u64)>, u32);
+    fn sack_acks(r: &mut TcpReceiver) -> Vec<SackAck> {
+        let mut out = Vec::new();
+        r.drain_transmit(&mut out);
+        out.iter()
+            .map(|a| {
+                let ack = a.header.ack;
+                (ack, a.header.sack.ranges(ack).collect(), a.wire_bytes)
+            })
+            .collect()
+    }
+
+    fn deliver(r: &mut TcpReceiver, seq: u64) {
+        r.on_data(SimTime::ZERO, &TcpHeader::data(seq, 1000), false);
+    }
+
+    #[test]
+    fn sack_blocks_follow_rfc_2018_most_recent_first() {
+        let mut r = sack_rx(3);
+        for seq in [0, 1, 3, 4, 6, 8] {
+            deliver(&mut r, seq);
+        }
+        assert_eq!(
+            sack_acks(&mut r),
+            [
+                (1, vec![], 40),
+                (2, vec![], 40),
+                (2, vec![(3, 4)], 48),
+                // The grown block replaces the one it covers.
+                (2, vec![(3, 5)], 48),
+                (2, vec![(6, 7), (3, 5)], 56),
+                (2, vec![(8, 9), (6, 7), (3, 5)], 64),
+            ]
+        );
+        // The retransmission of 2 moves the ACK to 5: the block it covers disappears and the
+        // ACK reports the rest of the history, with no block for the in-order segment.
+        deliver(&mut r, 2);
+        deliver(&mut r, 5);
+        deliver(&mut r, 7);
+        assert_eq!(
+            sack_acks(&mut r),
+            [
+                (5, vec![(8, 9), (6, 7)], 56),
+                (7, vec![(8, 9)], 48),
+                (9, vec![], 40)
+            ]
+        );
+        assert_eq!(r.stats().sack_blocks_sent, 1 + 1 + 2 + 3 + 2 + 1);
+    }
+
+    #[test]
+    fn sack_history_is_as_deep_as_the_block_limit() {
+        let mut r = sack_rx(3);
+        for seq in [0, 2, 4, 6, 8] {
+            deliver(&mut r, seq);
+        }
+        let last = sack_acks(&mut r).pop().unwrap();
+        assert_eq!(
+            last.1,
+            [(8, 9), (6, 7), (4, 5)],
+            "the oldest island drops out"
+        );
+        // A duplicate above the ACK reports its own block first; the history entry it repeats
+        // is not sent twice.
+        deliver(&mut r, 4);
+        assert_eq!(sack_acks(&mut r)[0].1, [(4, 5), (8, 9), (6, 7)]);
+        // The forgotten island [2, 3) is reported again only when a segment next to it arrives.
+        deliver(&mut r, 3);
+        assert_eq!(sack_acks(&mut r)[0].1, [(2, 5), (8, 9), (6, 7)]);
+
+        let mut one = sack_rx(1);
+        for seq in [0, 2, 4] {
+            deliver(&mut one, seq);
+        }
+        assert_eq!(sack_acks(&mut one).pop().unwrap().1, [(4, 5)]);
+    }
+
+    #[test]
+    fn byte_mode_sack_blocks_are_segment_ranges_with_real_option_bytes() {
+        let mut r = TcpReceiver::new(ReceiverConfig {
+            ack_policy: AckPolicy::EveryPacket,
+            sack_blocks: 3,
+            ..Profile::Bsd.receiver()
+        });
+        r.on_data(SimTime::ZERO, &TcpHeader::data(1024, 512), false);
+        let acks = sack_acks(&mut r);
+        // Segment 2 (bytes 1024..1536) above ACK 0: 40 + 4 + 8 bytes on the wire.
+        assert_eq!(acks, [(0, vec![(2, 3)], 52)]);
+    }
+
+    #[test]
+    fn ecn_echo_lasts_until_cwr() {
+        let mut r = TcpReceiver::new(ReceiverConfig {
+            ecn: true,
+            ..Profile::Ns2_2000.receiver()
+        });
+        let ece = |r: &mut TcpReceiver, seq: u64, ce: bool, cwr: bool| {
+            let mut h = TcpHeader::data(seq, 1000);
+            h.flags.cwr = cwr;
+            r.on_data(SimTime::ZERO, &h, ce);
+            let mut out = Vec::new();
+            r.drain_transmit(&mut out);
+            out[0].header.flags.ece
+        };
+        assert!(!ece(&mut r, 0, false, false));
+        assert!(ece(&mut r, 1, true, false), "CE is echoed");
+        assert!(ece(&mut r, 2, false, false), "and echoed until CWR");
+        assert!(!ece(&mut r, 3, false, true), "CWR ends the echo");
+        assert!(ece(&mut r, 4, true, true), "CE with CWR starts a new echo");
+        // Without ECN nothing is echoed.
+        let mut plain = rx(AckPolicy::EveryPacket);
+        assert!(!ece(&mut plain, 0, true, false));
     }
 }

@@ -5,23 +5,16 @@
 //! Internally every sequence is a *segment index* (0, 1, 2, …); the wire carries packet
 //! numbers (packet mode) or byte numbers (byte mode, segment `i` starting at byte `i · MSS`).
 
+use crate::Segment;
 use crate::config::{SenderConfig, SeqMode, TimerMode};
 use crate::recovery;
 use crate::rtt::RttEstimator;
 use crate::window::CongestionWindow;
 use congsim_core::time::{SimDuration, SimTime};
-use congsim_core::wire::{TcpFlags, TcpHeader};
+use congsim_core::wire::{SackBlocks, TcpFlags, TcpHeader};
 
 /// Size of the ns-2 connection-opening packet (`tcpip_base_hdr_size_`).
 const SYN_BYTES: u32 = 40;
-
-/// A segment handed to the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Segment {
-    pub header: TcpHeader,
-    /// Bytes on the wire.
-    pub wire_bytes: u32,
-}
 
 /// ns-2 `last_cwnd_action_`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -375,9 +368,13 @@ impl TcpSender {
                 ..TcpFlags::default()
             },
             is_data: true,
-            tx_count: u16::from(is_retransmission),
+            sack: SackBlocks::EMPTY,
         };
-        self.outbox.push(Segment { header, wire_bytes });
+        self.outbox.push(Segment {
+            header,
+            wire_bytes,
+            retransmission: is_retransmission,
+        });
         if !self.timer_pending() || nothing_outstanding {
             self.arm_timer(now);
         }

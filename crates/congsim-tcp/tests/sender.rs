@@ -14,7 +14,7 @@ fn sent(s: &mut TcpSender) -> Vec<(u64, u16)> {
     let mut out = Vec::new();
     s.drain_transmit(&mut out);
     out.iter()
-        .map(|seg| (seg.header.seq, seg.header.tx_count))
+        .map(|seg| (seg.header.seq, u16::from(seg.retransmission)))
         .collect()
 }
 

@@ -15,7 +15,7 @@ use crate::scenario::Scenario;
 use crate::table::{Column, Table};
 use congsim_core::rng::StreamFactory;
 use congsim_core::time::{SimDuration, SimTime};
-use congsim_core::wire::{Packet, TcpHeader};
+use congsim_core::wire::Packet;
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::DropTail;
@@ -107,7 +107,7 @@ struct Simulation<'a> {
     fast_tick_flows: Vec<FlowId>,
     series: Option<Series>,
     segments: Vec<Segment>,
-    acks: Vec<TcpHeader>,
+    acks: Vec<Segment>,
 }
 
 /// Runs replication `replication` of `scenario` to completion.
@@ -397,7 +397,9 @@ impl<'a> Simulation<'a> {
         };
         let f = pkt.flow;
         if header.is_data {
-            self.flows[f.index()].receiver.on_data(now, &header);
+            self.flows[f.index()]
+                .receiver
+                .on_data(now, &header, pkt.ecn.ce);
             self.flush_receiver(now, f);
         } else {
             self.flows[f.index()].sender.on_ack(now, &header);
@@ -418,7 +420,7 @@ impl<'a> Simulation<'a> {
         }
         for i in 0..self.segments.len() {
             let seg = self.segments[i];
-            let pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, now, seg.header);
+            let pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, seg.header);
             self.forward(now, src, pkt);
         }
         self.segments.clear();
@@ -428,7 +430,6 @@ impl<'a> Simulation<'a> {
         let flow = &mut self.flows[f.index()];
         flow.receiver.drain_transmit(&mut self.acks);
         let (src, dst) = (flow.src, flow.dst);
-        let ack_bytes = flow.receiver.ack_wire_bytes();
         if let Some(t) = flow.receiver.next_timeout()
             && flow.receiver_wakeup.is_none_or(|w| t < w)
         {
@@ -436,7 +437,8 @@ impl<'a> Simulation<'a> {
             self.queue.schedule(t.max(now), Event::ReceiverTimer(f));
         }
         for i in 0..self.acks.len() {
-            let pkt = Packet::tcp_segment(f, src, ack_bytes, now, self.acks[i]);
+            let ack = self.acks[i];
+            let pkt = Packet::tcp_segment(f, src, ack.wire_bytes, ack.header);
             self.forward(now, dst, pkt);
         }
         self.acks.clear();

@@ -101,11 +101,11 @@ impl DropTail {
 mod tests {
     use super::*;
     use congsim_core::wire::TcpHeader;
-    use congsim_core::{FlowId, NodeId, SimTime};
+    use congsim_core::{FlowId, NodeId};
 
     fn pkt(size: u32, seq: u64) -> Packet {
         let header = TcpHeader::data(seq, size);
-        Packet::tcp_segment(FlowId(0), NodeId(1), size, SimTime::ZERO, header)
+        Packet::tcp_segment(FlowId(0), NodeId(1), size, header)
     }
 
     fn fill(q: &mut DropTail, n: u64) -> u64 {
