@@ -27,6 +27,7 @@ Agent/TCP set precisionReduce_ false
 Agent/TCP set singledup_ 0
 Agent/TCP set timerfix_ false
 Agent/TCP set bugfix_ss_ 0
+Agent/TCP set oldCode_ true
 Agent/TCP/Reno set exitFastRetrans_ false
 Agent/TCP/Newreno set newreno_changes1_ 0
 Agent/TCP/Newreno set partial_window_deflation_ 0

@@ -70,7 +70,7 @@ impl SackBlocks {
     }
 
     /// The blocks as absolute segment ranges `[left, right)`, given the ACK's segment.
-    pub fn ranges(&self, ack_segment: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub fn ranges(&self, ack_segment: u64) -> impl Iterator<Item = (u64, u64)> + Clone + '_ {
         self.offsets
             .iter()
             .take_while(|&&(_, r)| r != 0)

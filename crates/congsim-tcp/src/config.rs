@@ -23,6 +23,17 @@ pub enum Variant {
     Reno,
     /// RFC 2582 partial-ACK recovery, in ns-2's `Agent/TCP/Newreno` form (spec §4.3).
     NewReno,
+    /// SACK-based recovery (spec §4.4) with the sender algorithm [`SackSender`] selects.
+    Sack,
+}
+
+/// Which SACK sender algorithm a [`Variant::Sack`] flow runs (spec §4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackSender {
+    /// ns-2 `Agent/TCP/Sack1`: Fall and Floyd's `pipe` counter (packet-numbered profiles).
+    Ns2Sack1,
+    /// RFC 6675 conservative recovery: scoreboard, `SetPipe`, `NextSeg`, `IsLost`, rescue.
+    Rfc6675,
 }
 
 /// How Tahoe resumes after its fast retransmit (spec §4.1).
@@ -102,6 +113,16 @@ pub struct SenderConfig {
     pub fast_retransmit: bool,
     /// ns-2 `bugFix_`: at most one fast retransmit per window (`recover` guard).
     pub ns2_bugfix: bool,
+    /// ns-2 `bugfix_ss_` (ns-2.35): the guard also lets a fast retransmit through while the
+    /// cumulative ACK is still 0, so losing the first data packet need not time out.
+    pub ns2_bugfix_ss: bool,
+    pub sack_sender: SackSender,
+    /// ns-2 Sack1 before August 2000 (`oldCode_`): `pipe = int(cwnd) − dupthresh` at the fast
+    /// retransmit instead of `outstanding − dupthresh`.
+    pub sack1_pipe_from_cwnd: bool,
+    /// ns-2 Sack1 since July 2000: a duplicate ACK counts only if it carries new SACK
+    /// information.
+    pub sack1_dupack_needs_new_info: bool,
     /// ns-2 `exitFastRetrans_` (ns-2.35): no window inflation after a declined fast retransmit.
     pub exit_fast_retrans: bool,
     pub tahoe_resume: TahoeResume,
@@ -236,6 +257,10 @@ impl Profile {
             dupthresh: 3,
             fast_retransmit: true,
             ns2_bugfix: true,
+            ns2_bugfix_ss: false,
+            sack_sender: SackSender::Ns2Sack1,
+            sack1_pipe_from_cwnd: true,
+            sack1_dupack_needs_new_info: false,
             exit_fast_retrans: false,
             tahoe_resume: TahoeResume::GoBackN,
             reno_flavour: RenoFlavour::Ns2,
@@ -262,6 +287,8 @@ impl Profile {
         match self {
             Self::Ns2_2000 => ns2_2000,
             Self::Ns2_2002 => SenderConfig {
+                sack1_pipe_from_cwnd: false,
+                sack1_dupack_needs_new_info: true,
                 limited_transmit: true,
                 header_bytes: 40,
                 initial_window: 2,
@@ -276,6 +303,9 @@ impl Profile {
                 ..ns2_2000
             },
             Self::Ns2_235 => SenderConfig {
+                ns2_bugfix_ss: true,
+                sack1_pipe_from_cwnd: false,
+                sack1_dupack_needs_new_info: true,
                 limited_transmit: true,
                 header_bytes: 40,
                 initial_window: 2,
@@ -300,6 +330,7 @@ impl Profile {
                 header_bytes: 40,
                 rwnd: 65_535,
                 ns2_bugfix: false,
+                sack_sender: SackSender::Rfc6675,
                 tahoe_resume: TahoeResume::Restore,
                 reno_flavour: RenoFlavour::Bsd,
                 timer_mode: TimerMode::Tick,
@@ -315,8 +346,9 @@ impl Profile {
         }
     }
 
-    /// The receiver preset.
-    pub fn receiver(self) -> ReceiverConfig {
+    /// The receiver preset for a `variant` sender (SACK variants get a SACK receiver: ns-2
+    /// `Agent/TCPSink/Sack1`).
+    pub fn receiver(self, variant: Variant) -> ReceiverConfig {
         let ns2 = ReceiverConfig {
             seq_mode: SeqMode::Packets,
             mss: 1000,
@@ -326,7 +358,7 @@ impl Profile {
             immediate_ack_on_gap_fill: true,
             rbuf_bytes: 0,
             window_scaling: false,
-            sack_blocks: 0,
+            sack_blocks: if variant == Variant::Sack { 3 } else { 0 },
             sack_base_bytes: 0,
             ecn: false,
         };
@@ -357,7 +389,7 @@ mod tests {
         ReceiverConfig {
             rbuf_bytes: rbuf,
             window_scaling: scaling,
-            ..Profile::Bsd.receiver()
+            ..Profile::Bsd.receiver(Variant::Reno)
         }
     }
 
@@ -388,6 +420,8 @@ mod tests {
                 syn: false,
                 timer_fix: false,
                 limited_transmit: false,
+                sack1_pipe_from_cwnd: true,
+                sack1_dupack_needs_new_info: false,
                 tick: a.tick,
                 rto_bounds: a.rto_bounds,
                 ..b

@@ -250,13 +250,13 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Profile;
+    use crate::config::{Profile, Variant};
     use congsim_core::time::SimDuration;
 
     fn rx(policy: AckPolicy) -> TcpReceiver {
         TcpReceiver::new(ReceiverConfig {
             ack_policy: policy,
-            ..Profile::Ns2_2000.receiver()
+            ..Profile::Ns2_2000.receiver(Variant::Reno)
         })
     }
 
@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn bsd_delayed_ack_is_flushed_by_the_fast_tick() {
-        let mut r = TcpReceiver::new(Profile::Bsd.receiver());
+        let mut r = TcpReceiver::new(Profile::Bsd.receiver(Variant::Reno));
         r.on_data(SimTime::ZERO, &TcpHeader::data(0, 512), false);
         assert!(acks(&mut r).is_empty());
         r.on_fast_tick();
@@ -319,7 +319,7 @@ mod tests {
     fn byte_mode_acks_next_byte_with_short_last_segment() {
         let mut r = TcpReceiver::new(ReceiverConfig {
             ack_policy: AckPolicy::EveryPacket,
-            ..Profile::Bsd.receiver()
+            ..Profile::Bsd.receiver(Variant::Reno)
         });
         r.on_data(SimTime::ZERO, &TcpHeader::data(0, 512), false);
         r.on_data(SimTime::ZERO, &TcpHeader::data(512, 100), false);
@@ -330,7 +330,7 @@ mod tests {
     fn sack_rx(blocks: u8) -> TcpReceiver {
         TcpReceiver::new(ReceiverConfig {
             sack_blocks: blocks,
-            ..Profile::Ns2_2000.receiver()
+            ..Profile::Ns2_2000.receiver(Variant::Reno)
         })
     }
 
@@ -417,7 +417,7 @@ mod tests {
         let mut r = TcpReceiver::new(ReceiverConfig {
             ack_policy: AckPolicy::EveryPacket,
             sack_blocks: 3,
-            ..Profile::Bsd.receiver()
+            ..Profile::Bsd.receiver(Variant::Reno)
         });
         r.on_data(SimTime::ZERO, &TcpHeader::data(1024, 512), false);
         let acks = sack_acks(&mut r);
@@ -429,7 +429,7 @@ mod tests {
     fn ecn_echo_lasts_until_cwr() {
         let mut r = TcpReceiver::new(ReceiverConfig {
             ecn: true,
-            ..Profile::Ns2_2000.receiver()
+            ..Profile::Ns2_2000.receiver(Variant::Reno)
         });
         let ece = |r: &mut TcpReceiver, seq: u64, ce: bool, cwr: bool| {
             let mut h = TcpHeader::data(seq, 1000);

@@ -6,8 +6,9 @@
 //! numbers (packet mode) or byte numbers (byte mode, segment `i` starting at byte `i · MSS`).
 
 use crate::Segment;
-use crate::config::{SenderConfig, SeqMode, TimerMode};
+use crate::config::{SenderConfig, SeqMode, TimerMode, Variant};
 use crate::recovery;
+use crate::recovery::scoreboard::Scoreboard;
 use crate::rtt::RttEstimator;
 use crate::window::CongestionWindow;
 use congsim_core::time::{SimDuration, SimTime};
@@ -35,6 +36,8 @@ pub(crate) enum SendCause {
     FastRetransmit,
     /// NewReno: the retransmission a partial ACK triggers.
     PartialAck,
+    /// SACK: a hole the scoreboard chose.
+    SackHole,
 }
 
 /// A congestion event, recorded when tracing is on (spec §5 traces).
@@ -81,6 +84,8 @@ pub struct SenderStats {
     pub retx_fast: u64,
     /// NewReno retransmissions on partial ACKs.
     pub retx_partial_ack: u64,
+    /// SACK retransmissions of scoreboard holes.
+    pub retx_sack_hole: u64,
     /// NewReno partial ACKs (new ACKs below `recover` during fast recovery).
     pub partial_acks: u64,
     /// Segments sent by Limited Transmit.
@@ -149,6 +154,15 @@ pub struct TcpSender {
     awaiting_recovery_exit: bool,
     /// NewReno: a partial ACK of the current recovery has been seen (ns-2 `firstpartial_`).
     pub(crate) first_partial_seen: bool,
+    /// SACK: what the receiver holds and what this recovery resent.
+    pub(crate) scoreboard: Scoreboard,
+    /// ns-2 Sack1 `pipe_`: packets believed in flight during recovery.
+    pub(crate) pipe: i64,
+    /// ns-2 Sack1 `timeout_`: after a timeout, duplicate ACKs are ignored until a new ACK.
+    pub(crate) ignore_dupacks: bool,
+    /// First unacknowledged segment when recovery began (ns-2 Sack1 keeps `last_ack_` there
+    /// while partial ACKs move `highest_ack_`).
+    pub(crate) recovery_entry_una: u64,
 }
 
 impl TcpSender {
@@ -187,6 +201,10 @@ impl TcpSender {
             trace: None,
             awaiting_recovery_exit: false,
             first_partial_seen: false,
+            scoreboard: Scoreboard::default(),
+            pipe: 0,
+            ignore_dupacks: false,
+            recovery_entry_una: 0,
             cfg,
         }
     }
@@ -317,6 +335,10 @@ impl TcpSender {
         if !self.started {
             return;
         }
+        if self.cfg.variant == Variant::Sack {
+            recovery::sack_send(self, now, burst);
+            return;
+        }
         let mut sent = 0;
         while self.snd_nxt < self.end && self.window_allows(self.snd_nxt) {
             self.output(now, self.snd_nxt, SendCause::Window);
@@ -348,6 +370,7 @@ impl TcpSender {
                 SendCause::Window => self.stats.retx_go_back_n += 1,
                 SendCause::FastRetransmit => self.stats.retx_fast += 1,
                 SendCause::PartialAck => self.stats.retx_partial_ack += 1,
+                SendCause::SackHole => self.stats.retx_sack_hole += 1,
             }
         } else {
             self.snd_max = seg + 1;
@@ -498,9 +521,13 @@ impl TcpSender {
             _ => false,
         };
         let ack_seg = self.ack_to_segments(ack.ack).min(self.snd_max);
+        if self.cfg.variant == Variant::Sack {
+            recovery::on_sack_ack(self, now, ack_seg, &ack.sack);
+            return;
+        }
         if ack_seg > self.snd_una {
             if !recovery::on_partial_ack(self, now, ack_seg) {
-                self.new_ack(now, ack_seg);
+                self.new_ack(now, ack_seg, true);
             }
         } else if ack_seg == self.snd_una {
             if self.is_duplicate(window_changed) {
@@ -530,7 +557,8 @@ impl TcpSender {
         }
     }
 
-    fn new_ack(&mut self, now: SimTime, ack_seg: u64) {
+    /// The common processing of a new ACK (ns-2 `newack()`, plus `opencwnd()` when `grow`).
+    pub(crate) fn new_ack(&mut self, now: SimTime, ack_seg: u64, grow: bool) {
         recovery::on_new_ack(self);
         self.dupacks = 0;
         let outstanding_after = ack_seg < self.snd_max;
@@ -547,7 +575,9 @@ impl TcpSender {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
-        self.window.grow();
+        if grow {
+            self.window.grow();
+        }
         if self.cfg.syn && ack_seg == 1 {
             //= ns-2 delay_growth_: the initial window applies once the opening packet is ACKed
             self.window.set_segments(f64::from(self.cfg.initial_window));

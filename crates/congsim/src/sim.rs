@@ -589,6 +589,7 @@ impl<'a> Simulation<'a> {
             "retx_partial_ack",
             sender_col(&|x| x.stats().retx_partial_ack),
         );
+        flows.push("retx_sack_hole", sender_col(&|x| x.stats().retx_sack_hole));
         flows.push("timeouts", sender_col(&|x| x.stats().timeouts));
         flows.push("timeouts_all", sender_col(&|x| x.stats().timeouts_all));
         flows.push(
@@ -678,6 +679,15 @@ impl<'a> Simulation<'a> {
                 self.flows
                     .iter()
                     .map(|f| f.receiver.stats().acks_sent)
+                    .collect(),
+            ),
+        );
+        flows.push(
+            "sack_blocks_sent",
+            Column::U64(
+                self.flows
+                    .iter()
+                    .map(|f| f.receiver.stats().sack_blocks_sent)
                     .collect(),
             ),
         );

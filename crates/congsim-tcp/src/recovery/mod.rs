@@ -4,11 +4,31 @@
 
 mod newreno;
 mod reno;
+mod sack1;
+pub(crate) mod scoreboard;
 mod tahoe;
 
-use crate::config::Variant;
+use crate::config::{SackSender, Variant};
 use crate::sender::{SendCause, TcpSender};
 use congsim_core::time::SimTime;
+use congsim_core::wire::SackBlocks;
+
+/// SACK variants process every ACK themselves (the scoreboard and `pipe` change what a
+/// duplicate, a partial and a new ACK mean).
+pub(crate) fn on_sack_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64, sack: &SackBlocks) {
+    match s.cfg.sack_sender {
+        SackSender::Ns2Sack1 => sack1::on_ack(s, now, ack_seg, sack),
+        SackSender::Rfc6675 => todo!(),
+    }
+}
+
+/// The send loop of a SACK variant (holes before new data during recovery).
+pub(crate) fn sack_send(s: &mut TcpSender, now: SimTime, burst: u32) {
+    match s.cfg.sack_sender {
+        SackSender::Ns2Sack1 => sack1::send_loop(s, now, burst),
+        SackSender::Rfc6675 => todo!(),
+    }
+}
 
 /// A duplicate ACK was counted (`sender.dupacks` already incremented).
 pub(crate) fn on_dupack(s: &mut TcpSender, now: SimTime) {
@@ -22,6 +42,7 @@ pub(crate) fn on_dupack(s: &mut TcpSender, now: SimTime) {
         Variant::Tahoe => tahoe::on_dupack(s, now),
         // ns-2 NewReno handles duplicate ACKs exactly as Reno does.
         Variant::Reno | Variant::NewReno => reno::on_dupack(s, now),
+        Variant::Sack => unreachable!("SACK variants handle their own ACKs"),
     }
 }
 
@@ -30,7 +51,7 @@ pub(crate) fn on_dupack(s: &mut TcpSender, now: SimTime) {
 pub(crate) fn on_partial_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64) -> bool {
     match s.cfg.variant {
         Variant::NewReno => newreno::on_partial_ack(s, now, ack_seg),
-        Variant::Tahoe | Variant::Reno => false,
+        Variant::Tahoe | Variant::Reno | Variant::Sack => false,
     }
 }
 
@@ -39,7 +60,7 @@ pub(crate) fn on_partial_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64) -> b
 pub(crate) fn send_burst_after_ack(s: &TcpSender) -> Option<u32> {
     match s.cfg.variant {
         Variant::NewReno => newreno::send_burst(s),
-        Variant::Tahoe | Variant::Reno => Some(s.cfg.max_burst),
+        Variant::Tahoe | Variant::Reno | Variant::Sack => Some(s.cfg.max_burst),
     }
 }
 
@@ -48,7 +69,7 @@ pub(crate) fn on_new_ack(s: &mut TcpSender) {
     match s.cfg.variant {
         Variant::Reno => reno::on_new_ack(s),
         Variant::NewReno => newreno::on_full_ack(s),
-        Variant::Tahoe => {}
+        Variant::Tahoe | Variant::Sack => {}
     }
 }
 
@@ -56,13 +77,17 @@ pub(crate) fn on_new_ack(s: &mut TcpSender) {
 pub(crate) fn on_timeout(s: &mut TcpSender) {
     match s.cfg.variant {
         Variant::Reno | Variant::NewReno => reno::on_timeout(s),
+        Variant::Sack => match s.cfg.sack_sender {
+            SackSender::Ns2Sack1 => sack1::on_timeout(s),
+            SackSender::Rfc6675 => todo!(),
+        },
         Variant::Tahoe => {}
     }
 }
 
 /// Limited Transmit (spec §4.5, ns-2 `send_one()`): one new segment if it lies within the
 /// receiver window and within `cwnd + dupacks` of the cumulative ACK.
-fn limited_transmit(s: &mut TcpSender, now: SimTime) {
+pub(super) fn limited_transmit(s: &mut TcpSender, now: SimTime) {
     //= ns-2: t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ <= highest_ack_ + cwnd_ + dupacks_
     let seg = s.snd_nxt;
     let highest_ack = s.highest_ack() as f64;
@@ -78,5 +103,7 @@ fn limited_transmit(s: &mut TcpSender, now: SimTime) {
 /// ns-2 `bugFix_` guard: a fast retransmit is allowed only once the window that triggered
 /// the last one (or a timeout) is fully ACKed: `highest_ack > recover`.
 pub(crate) fn ns2_guard_allows(s: &TcpSender) -> bool {
-    !s.cfg.ns2_bugfix || s.highest_ack() > s.recover
+    !s.cfg.ns2_bugfix
+        || s.highest_ack() > s.recover
+        || (s.cfg.ns2_bugfix_ss && s.highest_ack() == 0)
 }

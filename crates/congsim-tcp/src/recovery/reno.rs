@@ -40,7 +40,7 @@ pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
 }
 
 /// Fast retransmit and entry into fast recovery.
-fn enter(s: &mut TcpSender, now: SimTime) {
+pub(super) fn enter(s: &mut TcpSender, now: SimTime) {
     s.recover = s.maxseq();
     s.last_cwnd_action = CwndAction::DupAck;
     let half = s.cut_window();

@@ -5,8 +5,10 @@ use super::ScenarioError;
 use super::schema::*;
 use congsim_core::time::SimDuration;
 use congsim_core::units::Rate;
+use congsim_core::wire::SackBlocks;
 use congsim_core::{FlowId, LinkId, NodeId};
 use congsim_ip::{LimitSemantics, QueueLimit};
+use congsim_tcp::config::SackSender;
 use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
 use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
 use std::collections::{BTreeMap, VecDeque};
@@ -559,6 +561,7 @@ fn resolve_tcp(
         VariantName::Tahoe => Variant::Tahoe,
         VariantName::Reno => Variant::Reno,
         VariantName::NewReno => Variant::NewReno,
+        VariantName::Sack => Variant::Sack,
     };
     let profile = match pick!(profile)
         .map(|(v, _)| v)
@@ -570,7 +573,7 @@ fn resolve_tcp(
         ProfileName::Bsd => Profile::Bsd,
     };
     let mut s = profile.sender(variant);
-    let mut r = profile.receiver();
+    let mut r = profile.receiver(variant);
     let byte_mode = s.seq_mode == SeqMode::Bytes;
     if byte_mode && variant == Variant::NewReno {
         return Err(ctx.err(
@@ -733,6 +736,47 @@ fn resolve_tcp(
     if let Some((on, _)) = pick!(partial_window_deflation) {
         s.partial_window_deflation = on;
     }
+    if let Some((name, path)) = pick!(sack_sender) {
+        s.sack_sender = match name {
+            SackSenderName::Ns2Sack1 => SackSender::Ns2Sack1,
+            SackSenderName::Rfc6675 => SackSender::Rfc6675,
+        };
+        if variant != Variant::Sack {
+            return Err(ctx.err(path, "applies to variant = \"sack\" only"));
+        }
+        if byte_mode && s.sack_sender == SackSender::Ns2Sack1 {
+            return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd) take rfc6675"));
+        }
+    }
+    if let Some((n, path)) = pick!(sack_blocks) {
+        if variant != Variant::Sack {
+            return Err(ctx.err(path, "applies to variant = \"sack\" only"));
+        }
+        if !(1..=SackBlocks::CAPACITY).contains(&usize::from(n)) {
+            return Err(ctx.err(path, "must be between 1 and 3"));
+        }
+        r.sack_blocks = n;
+    }
+    if variant == Variant::Sack && s.sack_sender == SackSender::Rfc6675 {
+        return Err(ctx.err(
+            variant_path,
+            "sack with the RFC 6675 sender is not implemented yet",
+        ));
+    }
+    if variant == Variant::Sack {
+        // SACK blocks travel as 16-bit segment offsets (congsim_core::wire::SackBlocks).
+        let window_segments = if byte_mode {
+            s.rwnd / u64::from(s.mss)
+        } else {
+            s.rwnd
+        };
+        if window_segments > u64::from(u16::MAX) {
+            return Err(ctx.err(
+                variant_path,
+                "sack supports receiver windows of at most 65535 segments",
+            ));
+        }
+    }
     let random_boot_phase = pick!(boot_phase).map_or(s.timer_mode == TimerMode::Exact, |(b, _)| {
         b == BootPhaseName::Random
     });
@@ -741,6 +785,7 @@ fn resolve_tcp(
             Variant::Tahoe => "tahoe",
             Variant::Reno => "reno",
             Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
         },
         profile_name: profile.name(),
         sender: s,

@@ -162,6 +162,17 @@ pub enum VariantName {
     Reno,
     #[serde(rename = "newreno")]
     NewReno,
+    /// SACK recovery; `sack_sender` picks ns-2 Sack1 or RFC 6675.
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SackSenderName {
+    /// ns-2 `Agent/TCP/Sack1` (packet-numbered profiles; their default).
+    Ns2Sack1,
+    /// RFC 6675 conservative SACK recovery (default for byte-numbered profiles).
+    Rfc6675,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -265,6 +276,10 @@ pub struct TcpSpec {
     pub newreno_impatient: Option<bool>,
     /// NewReno: deflate the window on partial ACKs (ns-2 `partial_window_deflation_`).
     pub partial_window_deflation: Option<bool>,
+    /// SACK sender algorithm (variant `sack`).
+    pub sack_sender: Option<SackSenderName>,
+    /// SACK blocks per ACK, 1 to 3 (ns-2 `maxSackBlocks_`, default 3).
+    pub sack_blocks: Option<u8>,
 }
 
 /// A flow: one TCP connection from `from` to `to`.
