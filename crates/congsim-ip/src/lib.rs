@@ -12,5 +12,5 @@
 pub mod link;
 pub mod qdisc;
 
-pub use link::{DropReason, Link, LinkConfig, LinkStats, Offer};
+pub use link::{DropReason, Link, LinkConfig, LinkStats, Offer, ScriptedAction};
 pub use qdisc::{DropTail, LimitSemantics, Qdisc, QueueLimit};

@@ -39,14 +39,23 @@ pub enum DropReason {
     RandomLoss,
 }
 
+/// What a scripted entry does to its packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScriptedAction {
+    Drop,
+    /// Set CE on an ECN-capable packet; a packet that is not ECN-capable is dropped instead,
+    /// as a marking router would.
+    Mark,
+}
+
 /// Static configuration of a link.
 pub struct LinkConfig {
     pub rate: Rate,
     pub delay: SimDuration,
     pub qdisc: Qdisc,
-    /// Scripted drops: `(flow, k)` drops the k-th (1-based) TCP data packet of `flow` that
-    /// arrives at this link, counting retransmissions.
-    pub forced_drops: Vec<(FlowId, u64)>,
+    /// Scripted drops and marks: `(flow, k, action)` acts on the k-th (1-based) TCP data packet
+    /// of `flow` that arrives at this link, counting retransmissions.
+    pub scripted: Vec<(FlowId, u64, ScriptedAction)>,
     /// Drop each arriving packet with this probability, using this stream.
     pub random_loss: Option<(f64, RngStream)>,
     /// Use the FIFO fast path when the discipline allows it.
@@ -65,6 +74,8 @@ pub struct LinkStats {
     pub drops_overflow: u64,
     pub drops_forced: u64,
     pub drops_random: u64,
+    /// Packets whose CE bit this link set.
+    pub marks: u64,
     /// Largest number of packets waiting (the one in service excluded).
     pub max_queue_packets: u64,
     pub max_queue_bytes: u64,
@@ -173,7 +184,7 @@ pub struct Link {
     enqueued_at: VecDeque<SimTime>,
     pipe: VecDeque<InFlight>,
     stats: LinkStats,
-    forced_drops: Vec<(FlowId, u64)>,
+    scripted: Vec<(FlowId, u64, ScriptedAction)>,
     data_arrivals_by_flow: BTreeMap<FlowId, u64>,
     random_loss: Option<(f64, RngStream)>,
     /// Transmissions as `(start of transmission, packet)`, when capturing.
@@ -194,7 +205,7 @@ impl Link {
             enqueued_at: VecDeque::new(),
             pipe: VecDeque::new(),
             stats: LinkStats::default(),
-            forced_drops: config.forced_drops,
+            scripted: config.scripted,
             data_arrivals_by_flow: BTreeMap::new(),
             random_loss: config.random_loss,
             capture: config.capture.then(Vec::new),
@@ -280,18 +291,23 @@ impl Link {
         (self.stats.queue_area_packet_ps + open - beyond) as f64 / until.as_ps() as f64
     }
 
-    fn scripted_or_random_drop(&mut self, pkt: &Packet) -> Option<DropReason> {
-        if !self.forced_drops.is_empty() && pkt.is_tcp_data() {
+    fn scripted_or_random_drop(&mut self, pkt: &mut Packet) -> Option<DropReason> {
+        if !self.scripted.is_empty() && pkt.is_tcp_data() {
             let count = self.data_arrivals_by_flow.entry(pkt.flow).or_insert(0);
             *count += 1;
             let k = *count;
             if let Some(i) = self
-                .forced_drops
+                .scripted
                 .iter()
-                .position(|&(f, n)| f == pkt.flow && n == k)
+                .position(|&(f, n, _)| f == pkt.flow && n == k)
             {
-                self.forced_drops.swap_remove(i);
-                return Some(DropReason::Forced);
+                let (_, _, action) = self.scripted.swap_remove(i);
+                if action == ScriptedAction::Mark && pkt.ecn.ect {
+                    pkt.ecn.ce = true;
+                    self.stats.marks += 1;
+                } else {
+                    return Some(DropReason::Forced);
+                }
             }
         }
         if let Some((p, rng)) = &mut self.random_loss
@@ -340,8 +356,8 @@ impl Link {
     /// A packet reaches the link's input at `at` (the current time `now`, or later for an
     /// early offer on the fast path).
     /// The packet is borrowed: on the fast path the caller keeps it (it goes into a pipe or on
-    /// to the next hop); a queueing discipline takes a copy.
-    pub fn offer(&mut self, now: SimTime, at: SimTime, pkt: &Packet) -> Offer {
+    /// to the next hop); a queueing discipline takes a copy. A marking link sets its CE bit.
+    pub fn offer(&mut self, now: SimTime, at: SimTime, pkt: &mut Packet) -> Offer {
         self.stats.arrivals += 1;
         if let Some(reason) = self.scripted_or_random_drop(pkt) {
             return self.drop_for(reason);
@@ -474,12 +490,12 @@ mod tests {
     use congsim_core::NodeId;
     use congsim_core::wire::TcpHeader;
 
-    fn link(limit: u64, forced: Vec<(FlowId, u64)>, fast: bool) -> Link {
+    fn link(limit: u64, forced: Vec<(FlowId, u64, ScriptedAction)>, fast: bool) -> Link {
         Link::new(LinkConfig {
             rate: Rate::from_bps(8_000_000).unwrap(), // 1 byte per microsecond
             delay: SimDuration::from_millis(5),
             qdisc: Qdisc::DropTail(DropTail::packets(limit, LimitSemantics::Waiting)),
-            forced_drops: forced,
+            scripted: forced,
             random_loss: None,
             fifo_fast_path: fast,
             capture: false,
@@ -496,8 +512,8 @@ mod tests {
     }
 
     /// Offers at `now`, putting an admitted packet into the pipe.
-    fn offer(l: &mut Link, now: SimTime, pkt: Packet) -> Offer {
-        let offer = l.offer(now, now, &pkt);
+    fn offer(l: &mut Link, now: SimTime, mut pkt: Packet) -> Offer {
+        let offer = l.offer(now, now, &mut pkt);
         if let Offer::Departs { arrive_at } = offer {
             l.enter_pipe(arrive_at, pkt);
         }
@@ -557,11 +573,11 @@ mod tests {
         }
         // At 0.5 ms both still wait: full. At 1.5 ms one has started: room for one.
         assert!(matches!(
-            l.offer(t0, t0 + us(500), &data(0, 9)),
+            l.offer(t0, t0 + us(500), &mut data(0, 9)),
             Offer::Dropped { .. }
         ));
         assert!(matches!(
-            l.offer(t0, t0 + us(1500), &data(0, 9)),
+            l.offer(t0, t0 + us(1500), &mut data(0, 9)),
             Offer::Departs { .. }
         ));
         // The early offer is not counted in the queue before it happens.
@@ -570,7 +586,7 @@ mod tests {
 
     #[test]
     fn forced_drop_hits_the_kth_data_packet_of_the_flow_only() {
-        let mut l = link(100, vec![(FlowId(1), 2)], true);
+        let mut l = link(100, vec![(FlowId(1), 2, ScriptedAction::Drop)], true);
         let now = SimTime::ZERO;
         let mut dropped = |f, s| {
             matches!(
@@ -586,6 +602,27 @@ mod tests {
         assert!(dropped(1, 1));
         assert!(!dropped(1, 1), "only once");
         assert_eq!(l.stats().drops_forced, 1);
+    }
+
+    #[test]
+    fn scripted_mark_sets_ce_on_ect_packets_and_drops_the_others() {
+        let mark = ScriptedAction::Mark;
+        let mut l = link(100, vec![(FlowId(0), 1, mark), (FlowId(1), 1, mark)], true);
+        let now = SimTime::ZERO;
+        let mut capable = data(0, 0);
+        capable.ecn.ect = true;
+        assert!(matches!(
+            l.offer(now, now, &mut capable),
+            Offer::Departs { .. }
+        ));
+        assert!(capable.ecn.ce, "marked instead of dropped");
+        assert!(matches!(
+            offer(&mut l, now, data(1, 0)),
+            Offer::Dropped {
+                reason: DropReason::Forced
+            }
+        ));
+        assert_eq!((l.stats().marks, l.stats().drops_forced), (1, 1));
     }
 
     #[test]

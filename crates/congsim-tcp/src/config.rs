@@ -34,6 +34,9 @@ pub enum SackSender {
     Ns2Sack1,
     /// RFC 6675 conservative recovery: scoreboard, `SetPipe`, `NextSeg`, `IsLost`, rescue.
     Rfc6675,
+    /// RFC 3517, its predecessor: classic duplicate ACKs, no `IsLost` entry, no rescue, no
+    /// pipe-governed sending before recovery.
+    Rfc3517,
 }
 
 /// How Tahoe resumes after its fast retransmit (spec §4.1).
@@ -158,6 +161,35 @@ pub struct SenderConfig {
     pub timer_fix: bool,
     /// ns-2 `restart_bugfix_`: a timeout with nothing outstanding does not cut ssthresh.
     pub restart_bugfix: bool,
+    /// What congestion marks echoed by the receiver do (off: the flow is not ECN-capable).
+    pub mark_response: MarkResponse,
+}
+
+/// A sender's answer to congestion marks (spec §4.6 ECN, §4.7 BCN-TCP).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MarkResponse {
+    /// Not ECN-capable: data is not sent ECT, so marking routers drop it instead.
+    Off,
+    /// RFC 3168 (ns-2 `ecn_`; Floyd's 1994 response, seed 003's "FLOYD94"): halve at most once
+    /// per window of data, without retransmitting; CWR on the next new segment.
+    Ecn,
+    /// BCN-TCP (seed 003): `cwnd = max(1, cwnd · decrease_factor)`,
+    /// `ssthresh = max(2, floor(cwnd))`, on every marked ACK or at most once per round trip.
+    Bcn {
+        decrease_factor: f64,
+        once_per_rtt: bool,
+    },
+}
+
+/// How the receiver echoes congestion marks (spec §2.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionEcho {
+    Off,
+    /// RFC 3168: ECE on every ACK from a CE arrival until a segment with CWR arrives.
+    UntilCwr,
+    /// BCN: ECE on the ACK of each CE segment only (with delayed ACKs, of either held one),
+    /// so that a sender reacting per marked ACK reacts once per marked packet.
+    PerPacket,
 }
 
 /// Everything a receiver needs.
@@ -183,8 +215,8 @@ pub struct ReceiverConfig {
     /// ns-2 adds 8 bytes per block and nothing else; a real option adds kind, length and two
     /// NOPs of padding (4 bytes).
     pub sack_base_bytes: u32,
-    /// Echo congestion marks (spec §2.5: ECN, and BCN which uses the same path).
-    pub ecn: bool,
+    /// How congestion marks are echoed (spec §2.5: ECN, and BCN which uses the same path).
+    pub echo: CongestionEcho,
 }
 
 impl ReceiverConfig {
@@ -283,6 +315,7 @@ impl Profile {
             partial_window_deflation: false,
             recovery_burst: 2,
             restart_bugfix: true,
+            mark_response: MarkResponse::Off,
         };
         match self {
             Self::Ns2_2000 => ns2_2000,
@@ -360,7 +393,7 @@ impl Profile {
             window_scaling: false,
             sack_blocks: if variant == Variant::Sack { 3 } else { 0 },
             sack_base_bytes: 0,
-            ecn: false,
+            echo: CongestionEcho::Off,
         };
         match self {
             Self::Ns2_2000 => ns2,

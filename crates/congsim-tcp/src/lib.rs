@@ -19,6 +19,7 @@
 //! estimator and retransmission-timeout computation.
 
 pub mod config;
+mod marks;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
@@ -37,4 +38,6 @@ pub struct Segment {
     pub wire_bytes: u32,
     /// Data sent before (a retransmission); always `false` for an ACK.
     pub retransmission: bool,
+    /// Send as ECN-capable transport (ECT): new data of a flow that answers marks.
+    pub ect: bool,
 }

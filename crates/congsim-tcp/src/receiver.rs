@@ -2,7 +2,7 @@
 //! buffering, the ACK policies, and the advertised window.
 
 use crate::Segment;
-use crate::config::{AckPolicy, ReceiverConfig, SeqMode};
+use crate::config::{AckPolicy, CongestionEcho, ReceiverConfig, SeqMode};
 use congsim_core::time::SimTime;
 use congsim_core::wire::{SackBlocks, TcpHeader};
 use std::collections::BTreeMap;
@@ -101,14 +101,19 @@ impl TcpReceiver {
     /// A data segment arrives; `congestion_experienced` is its IP CE mark.
     pub fn on_data(&mut self, now: SimTime, seg_hdr: &TcpHeader, congestion_experienced: bool) {
         self.stats.pkts_rcvd += 1;
-        if self.cfg.ecn {
-            //= tcp.md §2.5: CWR clears the pending echo; CE on the same segment sets it again
-            if seg_hdr.flags.cwr {
-                self.ecn_echo_pending = false;
+        match self.cfg.echo {
+            CongestionEcho::Off => {}
+            CongestionEcho::UntilCwr => {
+                //= tcp.md §2.5: CWR clears the pending echo; CE on the same segment sets it
+                //= again
+                if seg_hdr.flags.cwr {
+                    self.ecn_echo_pending = false;
+                }
+                if congestion_experienced {
+                    self.ecn_echo_pending = true;
+                }
             }
-            if congestion_experienced {
-                self.ecn_echo_pending = true;
-            }
+            CongestionEcho::PerPacket => self.ecn_echo_pending |= congestion_experienced,
         }
         let seg = self.segment_index(seg_hdr.seq);
         if seg < self.rcv_next || self.out_of_order.contains_key(&seg) {
@@ -162,6 +167,9 @@ impl TcpReceiver {
         };
         let mut header = TcpHeader::ack(ack, self.advertised_window);
         header.flags.ece = self.ecn_echo_pending;
+        if self.cfg.echo == CongestionEcho::PerPacket {
+            self.ecn_echo_pending = false;
+        }
         let mut wire_bytes = self.cfg.ack_bytes;
         if self.cfg.sack_blocks > 0 {
             header.sack = self.sack_blocks(trigger);
@@ -176,6 +184,7 @@ impl TcpReceiver {
             header,
             wire_bytes,
             retransmission: false,
+            ect: false,
         });
     }
 
@@ -428,7 +437,7 @@ mod tests {
     #[test]
     fn ecn_echo_lasts_until_cwr() {
         let mut r = TcpReceiver::new(ReceiverConfig {
-            ecn: true,
+            echo: CongestionEcho::UntilCwr,
             ..Profile::Ns2_2000.receiver(Variant::Reno)
         });
         let ece = |r: &mut TcpReceiver, seq: u64, ce: bool, cwr: bool| {
@@ -447,5 +456,13 @@ mod tests {
         // Without ECN nothing is echoed.
         let mut plain = rx(AckPolicy::EveryPacket);
         assert!(!ece(&mut plain, 0, true, false));
+        // BCN echoes each mark once.
+        let mut bcn = TcpReceiver::new(ReceiverConfig {
+            echo: CongestionEcho::PerPacket,
+            ..Profile::Ns2_2000.receiver(Variant::Reno)
+        });
+        assert!(ece(&mut bcn, 0, true, false));
+        assert!(!ece(&mut bcn, 1, false, false));
+        assert!(ece(&mut bcn, 2, true, false));
     }
 }

@@ -6,9 +6,10 @@
 //! numbers (packet mode) or byte numbers (byte mode, segment `i` starting at byte `i · MSS`).
 
 use crate::Segment;
-use crate::config::{SenderConfig, SeqMode, TimerMode, Variant};
+use crate::config::{MarkResponse, SenderConfig, SeqMode, TimerMode, Variant};
+use crate::marks;
 use crate::recovery;
-use crate::recovery::scoreboard::Scoreboard;
+use crate::recovery::SackState;
 use crate::rtt::RttEstimator;
 use crate::window::CongestionWindow;
 use congsim_core::time::{SimDuration, SimTime};
@@ -24,6 +25,8 @@ pub enum CwndAction {
     DupAck,
     Timeout,
     Exited,
+    /// An ECN response cut the window.
+    Ecn,
 }
 
 /// Why a segment was (re)sent, for `retx_by_cause`.
@@ -38,6 +41,8 @@ pub(crate) enum SendCause {
     PartialAck,
     /// SACK: a hole the scoreboard chose.
     SackHole,
+    /// RFC 6675 rescue retransmission (`NextSeg()` rule 4).
+    Rescue,
 }
 
 /// A congestion event, recorded when tracing is on (spec §5 traces).
@@ -56,8 +61,12 @@ pub enum TraceKind {
     Timeout,
     /// The first new ACK after a fast retransmit (end of fast recovery).
     RecoveryExit,
-    /// NewReno: a new ACK that leaves data of the recovery window unacknowledged.
+    /// NewReno and SACK: a new ACK that leaves data of the recovery window unacknowledged.
     PartialAck,
+    /// ECN: an echoed mark halved the window.
+    EcnResponse,
+    /// BCN-TCP: an echoed mark scaled the window down.
+    BcnResponse,
 }
 
 impl TraceKind {
@@ -67,6 +76,8 @@ impl TraceKind {
             Self::Timeout => "timeout",
             Self::RecoveryExit => "recovery_exit",
             Self::PartialAck => "partial_ack",
+            Self::EcnResponse => "ecn_response",
+            Self::BcnResponse => "bcn_response",
         }
     }
 }
@@ -86,11 +97,17 @@ pub struct SenderStats {
     pub retx_partial_ack: u64,
     /// SACK retransmissions of scoreboard holes.
     pub retx_sack_hole: u64,
+    /// RFC 6675 rescue retransmissions.
+    pub retx_rescue: u64,
     /// NewReno partial ACKs (new ACKs below `recover` during fast recovery).
     pub partial_acks: u64,
     /// Segments sent by Limited Transmit.
     pub limited_transmit_sends: u64,
-    /// RTO expiries that cut the window.
+    /// Window cuts answering ECN echoes (ns-2 `necnresponses_`).
+    pub ecn_responses: u64,
+    /// Window cuts answering BCN echoes.
+    pub bcn_responses: u64,
+    /// RTO expiries that cut the window (not those during an ECN response's window).
     pub timeouts: u64,
     /// Every RTO expiry.
     pub timeouts_all: u64,
@@ -154,15 +171,16 @@ pub struct TcpSender {
     awaiting_recovery_exit: bool,
     /// NewReno: a partial ACK of the current recovery has been seen (ns-2 `firstpartial_`).
     pub(crate) first_partial_seen: bool,
-    /// SACK: what the receiver holds and what this recovery resent.
-    pub(crate) scoreboard: Scoreboard,
-    /// ns-2 Sack1 `pipe_`: packets believed in flight during recovery.
-    pub(crate) pipe: i64,
-    /// ns-2 Sack1 `timeout_`: after a timeout, duplicate ACKs are ignored until a new ACK.
-    pub(crate) ignore_dupacks: bool,
-    /// First unacknowledged segment when recovery began (ns-2 Sack1 keeps `last_ack_` there
-    /// while partial ACKs move `highest_ack_`).
-    pub(crate) recovery_entry_una: u64,
+    /// SACK recovery state (unused by the other variants).
+    pub(crate) sack: SackState,
+    /// Set CWR on the next new data segment (after a response to a mark).
+    pub(crate) cwr_pending: bool,
+    /// ns-2 `ecn_backoff_`: an ECN response found the window at one segment.
+    pub(crate) ecn_backoff: bool,
+    /// BCN once per round trip: the highest packet sent at the last response.
+    pub(crate) bcn_recover: i64,
+    /// The ACK being processed echoes a mark this sender answers.
+    echo_on_this_ack: bool,
 }
 
 impl TcpSender {
@@ -201,10 +219,11 @@ impl TcpSender {
             trace: None,
             awaiting_recovery_exit: false,
             first_partial_seen: false,
-            scoreboard: Scoreboard::default(),
-            pipe: 0,
-            ignore_dupacks: false,
-            recovery_entry_una: 0,
+            sack: SackState::default(),
+            cwr_pending: false,
+            ecn_backoff: false,
+            bcn_recover: -1,
+            echo_on_this_ack: false,
             cfg,
         }
     }
@@ -244,7 +263,7 @@ impl TcpSender {
         match kind {
             TraceKind::FastRetransmit => self.awaiting_recovery_exit = true,
             TraceKind::Timeout | TraceKind::RecoveryExit => self.awaiting_recovery_exit = false,
-            TraceKind::PartialAck => {}
+            TraceKind::PartialAck | TraceKind::EcnResponse | TraceKind::BcnResponse => {}
         }
         let (cwnd, ssthresh) = (self.window.cwnd_segments(), self.window.ssthresh_segments());
         if let Some(trace) = &mut self.trace {
@@ -314,7 +333,18 @@ impl TcpSender {
         self.snd_max as i64 - 1
     }
 
-    fn window_allows(&self, seg: u64) -> bool {
+    /// The receiver window alone admits segment `seg`.
+    pub(crate) fn rwnd_allows(&self, seg: u64) -> bool {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => seg < self.snd_una + self.rwnd,
+            SeqMode::Bytes => {
+                let mss = u64::from(self.cfg.mss);
+                seg * mss + u64::from(self.payload_of(seg)) - self.snd_una * mss <= self.rwnd
+            }
+        }
+    }
+
+    pub(crate) fn window_allows(&self, seg: u64) -> bool {
         match self.cfg.seq_mode {
             SeqMode::Packets => seg < self.snd_una + self.window.usable(self.rwnd, self.dupwnd),
             SeqMode::Bytes => {
@@ -371,6 +401,7 @@ impl TcpSender {
                 SendCause::FastRetransmit => self.stats.retx_fast += 1,
                 SendCause::PartialAck => self.stats.retx_partial_ack += 1,
                 SendCause::SackHole => self.stats.retx_sack_hole += 1,
+                SendCause::Rescue => self.stats.retx_rescue += 1,
             }
         } else {
             self.snd_max = seg + 1;
@@ -381,6 +412,10 @@ impl TcpSender {
                 self.rtt_ticks = 1;
             }
         }
+        // RFC 3168: only new data is ECN-capable, and CWR rides on the first new segment after
+        // a window reduction.
+        let ect = self.cfg.mark_response != MarkResponse::Off && !is_retransmission && !is_syn;
+        let cwr = ect && std::mem::take(&mut self.cwr_pending);
         let header = TcpHeader {
             seq: self.wire_seq(seg),
             ack: 0,
@@ -388,6 +423,7 @@ impl TcpSender {
             window_bytes: 0,
             flags: TcpFlags {
                 syn: is_syn,
+                cwr,
                 ..TcpFlags::default()
             },
             is_data: true,
@@ -397,6 +433,7 @@ impl TcpSender {
             header,
             wire_bytes,
             retransmission: is_retransmission,
+            ect,
         });
         if !self.timer_pending() || nothing_outstanding {
             self.arm_timer(now);
@@ -475,13 +512,19 @@ impl TcpSender {
         if restart_only {
             self.stats.cwnd_cuts += 1;
             self.window.set_segments(1.0);
+            self.last_cwnd_action = CwndAction::Timeout;
+        } else if marks::cut_this_window(self) {
+            //= ns-2 timeout(): in recovery from a recent ECN, don't cut down ssthresh_
+            self.recover = self.maxseq();
+            self.stats.cwnd_cuts += 1;
+            self.window.set_segments(1.0);
         } else {
             self.recover = self.maxseq();
             self.cut_window();
             self.window.set_segments(1.0);
             self.stats.timeouts += 1;
+            self.last_cwnd_action = CwndAction::Timeout;
         }
-        self.last_cwnd_action = CwndAction::Timeout;
         self.in_fast_recovery = false;
         if !restart_only {
             self.rtt.back_off();
@@ -521,8 +564,15 @@ impl TcpSender {
             _ => false,
         };
         let ack_seg = self.ack_to_segments(ack.ack).min(self.snd_max);
+        // An ACK echoing a mark does not open the window (ns-2 recv_newack_helper; ABR's
+        // "no increase" on CI).
+        self.echo_on_this_ack = ack.flags.ece && self.cfg.mark_response != MarkResponse::Off;
+        if self.echo_on_this_ack {
+            marks::on_echo(self, now, ack_seg);
+        }
         if self.cfg.variant == Variant::Sack {
-            recovery::on_sack_ack(self, now, ack_seg, &ack.sack);
+            let duplicate = ack_seg == self.snd_una && self.is_duplicate(window_changed);
+            recovery::on_sack_ack(self, now, ack_seg, &ack.sack, duplicate);
             return;
         }
         if ack_seg > self.snd_una {
@@ -575,14 +625,14 @@ impl TcpSender {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
-        if grow {
+        if grow && !self.echo_on_this_ack {
             self.window.grow();
         }
         if self.cfg.syn && ack_seg == 1 {
             //= ns-2 delay_growth_: the initial window applies once the opening packet is ACKed
             self.window.set_segments(f64::from(self.cfg.initial_window));
         }
-        if self.awaiting_recovery_exit {
+        if self.awaiting_recovery_exit && !self.in_fast_recovery {
             self.record(now, TraceKind::RecoveryExit);
         }
         if self.completed_at.is_none() && self.end != u64::MAX && self.snd_una >= self.end {

@@ -127,6 +127,55 @@ impl CongestionWindow {
         }
     }
 
+    /// RFC 5681/6675 reduction: `ssthresh = cwnd = max(FlightSize / 2, 2 · SMSS)`, with the
+    /// flight given in segments.
+    pub fn set_half_flight(&mut self, flight_segments: u64) {
+        match self {
+            Self::Packets { cwnd, ssthresh, .. } => {
+                *ssthresh = (flight_segments / 2).max(2);
+                *cwnd = *ssthresh as f64;
+            }
+            Self::Bytes {
+                cwnd,
+                ssthresh,
+                mss,
+                ..
+            } => {
+                *ssthresh = (flight_segments * *mss / 2).max(2 * *mss);
+                *cwnd = *ssthresh;
+            }
+        }
+    }
+
+    /// Halves `ssthresh` as [`Self::halve`] does and sets `cwnd` to the halved window (at least
+    /// one segment): the ECN response.
+    pub fn halve_both(&mut self, rwnd: u64) {
+        let half = self.halve(rwnd);
+        match self {
+            Self::Packets { cwnd, .. } => *cwnd = half.max(1.0),
+            Self::Bytes { cwnd, ssthresh, .. } => *cwnd = *ssthresh,
+        }
+    }
+
+    /// BCN-TCP: `cwnd = max(1, cwnd · factor)`, `ssthresh = max(2, floor(cwnd))` (segments).
+    pub fn scale_down(&mut self, factor: f64) {
+        match self {
+            Self::Packets { cwnd, ssthresh, .. } => {
+                *cwnd = (*cwnd * factor).max(1.0);
+                *ssthresh = (*cwnd as u64).max(2);
+            }
+            Self::Bytes {
+                cwnd,
+                ssthresh,
+                mss,
+                ..
+            } => {
+                *cwnd = ((*cwnd as f64 * factor) as u64).max(*mss);
+                *ssthresh = (*cwnd / *mss * *mss).max(2 * *mss);
+            }
+        }
+    }
+
     /// `cwnd = n` segments.
     pub fn set_segments(&mut self, n: f64) {
         match self {

@@ -2,7 +2,7 @@
 
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::TcpHeader;
-use congsim_tcp::config::TahoeResume;
+use congsim_tcp::config::{MarkResponse, TahoeResume};
 use congsim_tcp::{Profile, SenderConfig, TcpSender, TimerMode, Variant};
 
 fn ms(v: u64) -> SimTime {
@@ -320,4 +320,90 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() 
         "the third duplicate is a fast retransmit"
     );
     assert_eq!(s.stats().limited_transmit_sends, 2);
+}
+
+fn ece_ack(s: &mut TcpSender, t: SimTime, next_expected: u64) {
+    let mut h = TcpHeader::ack(next_expected, 0);
+    h.flags.ece = true;
+    s.on_ack(t, &h);
+}
+
+/// All segments sent since the last call: `(seq, ECT, CWR)`.
+fn sent_flags(s: &mut TcpSender) -> Vec<(u64, bool, bool)> {
+    let mut out = Vec::new();
+    s.drain_transmit(&mut out);
+    out.iter()
+        .map(|seg| (seg.header.seq, seg.ect, seg.header.flags.cwr))
+        .collect()
+}
+
+#[test]
+fn ecn_halves_once_per_window_without_retransmitting() {
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |c| c.mark_response = MarkResponse::Ecn);
+    // p7 was marked: its ACK (next expected 8) carries ECE.
+    ece_ack(&mut s, ms(100), 8);
+    assert_eq!((s.cwnd_segments(), s.ssthresh_segments()), (4.0, 4.0));
+    assert_eq!(s.stats().ecn_responses, 1);
+    // More echoes from the same window change nothing.
+    ece_ack(&mut s, ms(101), 9);
+    ece_ack(&mut s, ms(102), 10);
+    assert_eq!(s.stats().ecn_responses, 1);
+    assert_eq!(
+        s.cwnd_segments(),
+        4.0,
+        "ACKs echoing a mark do not open the window"
+    );
+    assert!(sent(&mut s).is_empty(), "cwnd 4 from 10: nothing new yet");
+    // Nothing was retransmitted; the first new segment after the cut carries CWR, all new
+    // data is ECN-capable.
+    ack(&mut s, ms(103), 11);
+    ack(&mut s, ms(104), 12);
+    let out = sent_flags(&mut s);
+    assert!(!out.is_empty() && out.iter().all(|&(seq, ect, _)| seq >= 15 && ect));
+    assert!(out[0].2 && out[1..].iter().all(|&(_, _, cwr)| !cwr));
+    assert_eq!(s.stats().retx_pkts, 0);
+    // Once the window sent before the cut is acknowledged, a new echo cuts again.
+    ack(&mut s, ms(200), 15);
+    ece_ack(&mut s, ms(201), 16);
+    assert_eq!(s.stats().ecn_responses, 2);
+}
+
+#[test]
+fn a_fast_retransmit_in_the_window_ecn_cut_does_not_cut_again() {
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |c| c.mark_response = MarkResponse::Ecn);
+    ece_ack(&mut s, ms(100), 7);
+    assert_eq!(s.cwnd_segments(), 4.0);
+    sent(&mut s);
+    for t in 101..104 {
+        ack(&mut s, ms(t), 7);
+    }
+    assert_eq!(sent(&mut s), [(7, 1)], "the loss is repaired");
+    assert_eq!(s.ssthresh_segments(), 4.0, "not halved a second time");
+    assert_eq!(s.stats().cwnd_cuts, 1);
+    assert_eq!(s.stats().fast_retransmits, 1);
+}
+
+#[test]
+fn bcn_scales_the_window_per_marked_ack() {
+    let bcn = |once_per_rtt| MarkResponse::Bcn {
+        decrease_factor: 0.975,
+        once_per_rtt,
+    };
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |c| c.mark_response = bcn(false));
+    ece_ack(&mut s, ms(100), 8);
+    //= tcp.md §4.7: cwnd = max(1, cwnd · MDF); ssthresh = max(2, floor(cwnd))
+    assert!((s.cwnd_segments() - 8.0 * 0.975).abs() < 1e-12);
+    assert_eq!(s.ssthresh_segments(), 7.0);
+    ece_ack(&mut s, ms(101), 9);
+    // Each marked ACK scales again; it does not also open the window.
+    assert!((s.cwnd_segments() - 8.0 * 0.975 * 0.975).abs() < 1e-12);
+    ack(&mut s, ms(102), 10);
+    assert!(s.cwnd_segments() > 8.0 * 0.975 * 0.975, "unmarked ACKs do");
+    assert_eq!(s.stats().bcn_responses, 2);
+    assert_eq!(s.stats().retx_pkts, 0);
+
+    let mut once = ns2_at_cwnd_8(Variant::Reno, |c| c.mark_response = bcn(true));
+    ece_ack(&mut once, ms(100), 8);
+    ece_ack(&mut once, ms(101), 9);
+    assert_eq!(once.stats().bcn_responses, 1, "once per round trip");
 }

@@ -128,7 +128,7 @@ impl<'a> Simulation<'a> {
                     rate: l.rate,
                     delay: l.delay,
                     qdisc: Qdisc::DropTail(DropTail::new(l.limit, l.semantics, l.drop_front)),
-                    forced_drops: l.forced_drops.clone(),
+                    scripted: l.scripted.clone(),
                     random_loss: (l.random_loss > 0.0).then(|| {
                         (
                             l.random_loss,
@@ -347,10 +347,10 @@ impl<'a> Simulation<'a> {
     /// Offers `pkt` to `link` at `at` and, while the next hop is fed by this link alone, offers
     /// it on at once (hop fusion: an exact shortcut, see `Link::offer`); the last link of the
     /// chain gets the packet into its pipe.
-    fn offer(&mut self, now: SimTime, mut at: SimTime, mut link: LinkId, pkt: Packet) {
+    fn offer(&mut self, now: SimTime, mut at: SimTime, mut link: LinkId, mut pkt: Packet) {
         let end = SimTime::ZERO + self.scenario.duration;
         loop {
-            match self.links[link.index()].offer(now, at, &pkt) {
+            match self.links[link.index()].offer(now, at, &mut pkt) {
                 Offer::Departs { arrive_at } => {
                     let hop = link.index() * self.scenario.nodes.len() + pkt.dst.index();
                     if arrive_at < end
@@ -420,7 +420,8 @@ impl<'a> Simulation<'a> {
         }
         for i in 0..self.segments.len() {
             let seg = self.segments[i];
-            let pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, seg.header);
+            let mut pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, seg.header);
+            pkt.ecn.ect = seg.ect;
             self.forward(now, src, pkt);
         }
         self.segments.clear();
@@ -590,6 +591,9 @@ impl<'a> Simulation<'a> {
             sender_col(&|x| x.stats().retx_partial_ack),
         );
         flows.push("retx_sack_hole", sender_col(&|x| x.stats().retx_sack_hole));
+        flows.push("retx_rescue", sender_col(&|x| x.stats().retx_rescue));
+        flows.push("ecn_responses", sender_col(&|x| x.stats().ecn_responses));
+        flows.push("bcn_responses", sender_col(&|x| x.stats().bcn_responses));
         flows.push("timeouts", sender_col(&|x| x.stats().timeouts));
         flows.push("timeouts_all", sender_col(&|x| x.stats().timeouts_all));
         flows.push(
@@ -714,6 +718,7 @@ impl<'a> Simulation<'a> {
         links.push("drops_overflow", link_col(&|l| l.drops_overflow));
         links.push("drops_forced", link_col(&|l| l.drops_forced));
         links.push("drops_random", link_col(&|l| l.drops_random));
+        links.push("marks", link_col(&|l| l.marks));
         links.push("max_queue_packets", link_col(&|l| l.max_queue_packets));
         links.push("max_queue_bytes", link_col(&|l| l.max_queue_bytes));
         links.push(

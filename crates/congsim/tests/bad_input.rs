@@ -80,7 +80,7 @@ fn malformed_scenarios_get_exact_messages() {
                 format!("{b}[tcp]\nvariant = \"vegas\"\n")
                     .replace("[[flows]]\nfrom = \"a\"\nto = \"b\"\n[tcp]", "[tcp]")
             }),
-            "bad.toml: tcp.variant: unknown variant `vegas`, expected one of `tahoe`, `reno`, `newreno` (line 10, column 11)",
+            "bad.toml: tcp.variant: unknown variant `vegas`, expected one of `tahoe`, `reno`, `newreno`, `sack` (line 10, column 11)",
         ),
         (
             "unknown profile",
@@ -144,6 +144,52 @@ fn malformed_scenarios_get_exact_messages() {
             }),
             "bad.toml: drops[0].flow: unknown flow \"x\"; flows are: flow0",
         ),
+        (
+            "scripted mark on a missing link",
+            Box::new(|b| {
+                format!("{b}[[marks]]\nfrom = \"b\"\nto = \"c\"\nflow = \"flow0\"\npacket = 3\n")
+            }),
+            "bad.toml: marks[0].to: unknown node \"c\"; declared nodes are: a, b",
+        ),
+        (
+            "SACK sender for another variant",
+            Box::new(|b| format!("{b}[tcp]\nsack_sender = \"rfc6675\"\n")),
+            "bad.toml: tcp.sack_sender: applies to variant = \"sack\" only",
+        ),
+        (
+            "ns-2 Sack1 in byte mode",
+            Box::new(|b| {
+                format!(
+                    "{b}[tcp]\nprofile = \"bsd\"\nvariant = \"sack\"\nsack_sender = \"ns2_sack1\"\n"
+                )
+            }),
+            "bad.toml: tcp.sack_sender: ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd) take rfc6675 or rfc3517",
+        ),
+        (
+            "too many SACK blocks",
+            Box::new(|b| format!("{b}[tcp]\nvariant = \"sack\"\nsack_blocks = 4\n")),
+            "bad.toml: tcp.sack_blocks: must be between 1 and 3",
+        ),
+        (
+            "SACK window beyond 16-bit offsets",
+            Box::new(|b| format!("{b}[tcp]\nvariant = \"sack\"\nwindow = 70000\n")),
+            "bad.toml: tcp.variant: sack supports receiver windows of at most 65535 segments",
+        ),
+        (
+            "BCN factor out of range",
+            Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"bcn\"\nbcn_factor = 1.5\n")),
+            "bad.toml: tcp.bcn_factor: must be greater than 0 and less than 1",
+        ),
+        (
+            "BCN setting without BCN",
+            Box::new(|b| format!("{b}[tcp]\nbcn_reaction = \"once_per_rtt\"\n")),
+            "bad.toml: tcp.bcn_reaction: applies with congestion_marks = \"bcn\" only",
+        ),
+        (
+            "unknown congestion-mark answer",
+            Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"red\"\n")),
+            "bad.toml: tcp.congestion_marks: unknown variant `red`, expected one of `off`, `ecn`, `bcn` (line 13, column 20)",
+        ),
     ];
     let mut failures = Vec::new();
     for (what, edit, expected) in &cases {
@@ -178,7 +224,7 @@ fn overrides_are_validated_like_the_file() {
     );
     assert_eq!(
         over("tcp.colour", serde_json::json!("blue")),
-        "base.toml: tcp.colour: unknown field `colour`, expected one of `variant`, `profile`, `packet_size`, `header_bytes`, `window`, `receiver_buffer`, `window_scaling`, `fast_retransmit`, `delayed_ack`, `delayed_ack_interval`, `tick`, `timer`, `boot_phase`, `initial_rto`, `min_rto`, `initial_window`, `syn`, `max_burst`, `max_cwnd`, `ns2_bugfix`, `tahoe_resume`, `reno_flavour`, `reno_ca_extra`, `limited_transmit`, `newreno_impatient`, `partial_window_deflation`"
+        "base.toml: tcp.colour: unknown field `colour`, expected one of `variant`, `profile`, `packet_size`, `header_bytes`, `window`, `receiver_buffer`, `window_scaling`, `fast_retransmit`, `delayed_ack`, `delayed_ack_interval`, `tick`, `timer`, `boot_phase`, `initial_rto`, `min_rto`, `initial_window`, `syn`, `max_burst`, `max_cwnd`, `ns2_bugfix`, `tahoe_resume`, `reno_flavour`, `reno_ca_extra`, `limited_transmit`, `newreno_impatient`, `partial_window_deflation`, `sack_sender`, `sack_blocks`, `congestion_marks`, `bcn_factor`, `bcn_reaction`"
     );
     assert_eq!(
         over("flows[2].start", serde_json::json!("1s")),

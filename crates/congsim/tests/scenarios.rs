@@ -449,6 +449,81 @@ fn fall_and_floyd_multiple_drops() {
     }
 }
 
+/// RFC 6675 and RFC 3517 on the Fall & Floyd drops: every loss is repaired in recovery, once.
+#[test]
+fn rfc6675_and_rfc3517_repair_multiple_drops_without_timeouts() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/fall-floyd.toml"
+    );
+    let text = std::fs::read_to_string(path).expect("scenario file");
+    for sender in ["rfc6675", "rfc3517"] {
+        for drops in 1..=4u64 {
+            let listed: Vec<serde_json::Value> = (0..drops)
+                .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": 14 + k}))
+                .collect();
+            let overrides = [
+                ("tcp.variant".to_string(), serde_json::json!("sack")),
+                ("tcp.sack_sender".to_string(), serde_json::json!(sender)),
+                ("drops".to_string(), serde_json::Value::Array(listed)),
+            ];
+            let scenario =
+                from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
+            let r = run(&scenario, 0);
+            let col = |name: &str| f64_col(&r, "flows", name)[0];
+            assert_eq!(col("timeouts"), 0.0, "{sender}, {drops} drops");
+            assert_eq!(col("fast_recoveries"), 1.0, "{sender}, {drops} drops");
+            assert_eq!(col("retx_pkts"), drops as f64, "{sender}, {drops} drops");
+            assert_eq!(col("bytes_delivered"), 103_000.0);
+        }
+    }
+}
+
+/// Scripted marks on three packets of one window, end to end: the ECN flow cuts once and
+/// retransmits nothing; BCN cuts per marked packet (or once per round trip); a flow that is not
+/// ECN-capable loses the three packets instead.
+#[test]
+fn scripted_marks_drive_ecn_and_bcn_end_to_end() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/fall-floyd.toml"
+    );
+    let text = std::fs::read_to_string(path).expect("scenario file");
+    let marks: Vec<serde_json::Value> = (14..17)
+        .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": k}))
+        .collect();
+    let outcome = |settings: &[(&str, serde_json::Value)]| {
+        let mut overrides = vec![("marks".to_string(), serde_json::Value::Array(marks.clone()))];
+        overrides.extend(settings.iter().map(|(k, v)| (k.to_string(), v.clone())));
+        let scenario = from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
+        let r = run(&scenario, 0);
+        let col = |name: &str| f64_col(&r, "flows", name)[0] as u64;
+        assert_eq!(col("bytes_delivered"), 103_000);
+        let marked: f64 = f64_col(&r, "links", "marks").iter().sum();
+        (
+            col("ecn_responses") + col("bcn_responses"),
+            col("retx_pkts"),
+            col("timeouts"),
+            marked as u64,
+        )
+    };
+    let ecn = [("tcp.congestion_marks", serde_json::json!("ecn"))];
+    assert_eq!(outcome(&ecn), (1, 0, 0, 3));
+    let bcn = [("tcp.congestion_marks", serde_json::json!("bcn"))];
+    assert_eq!(outcome(&bcn), (3, 0, 0, 3));
+    let bcn_once = [
+        ("tcp.congestion_marks", serde_json::json!("bcn")),
+        ("tcp.bcn_reaction", serde_json::json!("once_per_rtt")),
+    ];
+    assert_eq!(outcome(&bcn_once), (1, 0, 0, 3));
+    let (responses, retx, _, marked) = outcome(&[]);
+    assert_eq!((responses, marked), (0, 0));
+    assert!(
+        retx >= 3,
+        "not ECN-capable: the marks drop, {retx} retransmissions"
+    );
+}
+
 /// RFC 3042's case: with cwnd capped at 3 packets, one loss leaves only two duplicate ACKs.
 /// Limited Transmit sends a new segment on each, their ACKs make the third duplicate, and fast
 /// retransmit repairs the loss; without it the sender waits for the timeout. (With a window of

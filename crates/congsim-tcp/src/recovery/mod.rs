@@ -4,6 +4,7 @@
 
 mod newreno;
 mod reno;
+mod rfc6675;
 mod sack1;
 pub(crate) mod scoreboard;
 mod tahoe;
@@ -13,12 +14,46 @@ use crate::sender::{SendCause, TcpSender};
 use congsim_core::time::SimTime;
 use congsim_core::wire::SackBlocks;
 
+/// What a SACK sender remembers besides the common sender state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SackState {
+    /// What the receiver holds and what this recovery resent.
+    pub(crate) scoreboard: scoreboard::Scoreboard,
+    /// Segments believed in flight during recovery (ns-2 Sack1 `pipe_`; RFC 6675 `SetPipe()`
+    /// plus the segments sent since).
+    pub(crate) pipe: i64,
+    /// ns-2 Sack1 `timeout_`: after a timeout, duplicate ACKs are ignored until a new ACK.
+    pub(crate) ignore_dupacks: bool,
+    /// First unacknowledged segment when recovery began (ns-2 Sack1 keeps `last_ack_` there
+    /// while partial ACKs move `highest_ack_`).
+    pub(crate) recovery_entry_una: u64,
+    /// RFC 6675 `HighRxt`, as one past the highest segment retransmitted in this recovery.
+    pub(crate) high_rxt_end: u64,
+    /// RFC 6675 `RescueRxt`, as one past the segment it names.
+    pub(crate) rescue_rxt_end: u64,
+    /// RFC 6675 `RecoveryPoint`, as one past the highest segment sent when recovery began
+    /// (or when the last timeout fired); `None` before the first.
+    pub(crate) recovery_point: Option<u64>,
+    /// RFC 6675 step (3): segments sent before recovery on duplicate ACKs, which must not
+    /// count in the FlightSize that sets ssthresh.
+    pub(crate) pre_recovery_sends: u64,
+}
+
 /// SACK variants process every ACK themselves (the scoreboard and `pipe` change what a
 /// duplicate, a partial and a new ACK mean).
-pub(crate) fn on_sack_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64, sack: &SackBlocks) {
+/// `duplicate` is the classic duplicate-ACK test of the sequence model (spec §1).
+pub(crate) fn on_sack_ack(
+    s: &mut TcpSender,
+    now: SimTime,
+    ack_seg: u64,
+    sack: &SackBlocks,
+    duplicate: bool,
+) {
     match s.cfg.sack_sender {
         SackSender::Ns2Sack1 => sack1::on_ack(s, now, ack_seg, sack),
-        SackSender::Rfc6675 => todo!(),
+        SackSender::Rfc6675 | SackSender::Rfc3517 => {
+            rfc6675::on_ack(s, now, ack_seg, sack, duplicate)
+        }
     }
 }
 
@@ -26,7 +61,7 @@ pub(crate) fn on_sack_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64, sack: &
 pub(crate) fn sack_send(s: &mut TcpSender, now: SimTime, burst: u32) {
     match s.cfg.sack_sender {
         SackSender::Ns2Sack1 => sack1::send_loop(s, now, burst),
-        SackSender::Rfc6675 => todo!(),
+        SackSender::Rfc6675 | SackSender::Rfc3517 => rfc6675::send_loop(s, now, burst),
     }
 }
 
@@ -79,7 +114,7 @@ pub(crate) fn on_timeout(s: &mut TcpSender) {
         Variant::Reno | Variant::NewReno => reno::on_timeout(s),
         Variant::Sack => match s.cfg.sack_sender {
             SackSender::Ns2Sack1 => sack1::on_timeout(s),
-            SackSender::Rfc6675 => todo!(),
+            SackSender::Rfc6675 | SackSender::Rfc3517 => rfc6675::on_timeout(s),
         },
         Variant::Tahoe => {}
     }

@@ -2,6 +2,7 @@
 //! flavour (`dupwnd`, `recover` guard) and the 4.4BSD-Lite flavour (inflated `cwnd`).
 
 use crate::config::RenoFlavour;
+use crate::marks;
 use crate::sender::{CwndAction, SendCause, TcpSender, TraceKind};
 use congsim_core::time::SimTime;
 
@@ -11,13 +12,15 @@ pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
         RenoFlavour::Ns2 => {
             if s.dupacks == thresh {
                 let entered = super::ns2_guard_allows(s);
-                if entered {
-                    enter(s, now);
+                let after_ecn = !entered && marks::cut_this_window(s);
+                if entered || after_ecn {
+                    // After an ECN response in this window: repair without a second cut.
+                    enter(s, now, !after_ecn);
                     s.record(now, TraceKind::FastRetransmit);
                 }
                 // Before ns-2.35 (exitFastRetrans_ off) the window is inflated even when the
                 // guard declined the fast retransmit.
-                if entered || !s.cfg.exit_fast_retrans {
+                if entered || after_ecn || !s.cfg.exit_fast_retrans {
                     s.dupwnd = u64::from(thresh);
                 }
             } else if s.dupacks > thresh
@@ -28,7 +31,8 @@ pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
         }
         RenoFlavour::Bsd => {
             if s.dupacks == thresh {
-                enter(s, now);
+                let after_ecn = marks::cut_this_window(s);
+                enter(s, now, !after_ecn);
                 //= 4.4BSD: snd_cwnd = snd_ssthresh + maxseg * t_dupacks
                 s.window.set_ssthresh_plus(u64::from(thresh));
                 s.record(now, TraceKind::FastRetransmit);
@@ -39,12 +43,15 @@ pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
     }
 }
 
-/// Fast retransmit and entry into fast recovery.
-pub(super) fn enter(s: &mut TcpSender, now: SimTime) {
+/// Fast retransmit and entry into fast recovery; `cut` halves the window (not when an ECN
+/// response already did in this window).
+pub(super) fn enter(s: &mut TcpSender, now: SimTime, cut: bool) {
     s.recover = s.maxseq();
     s.last_cwnd_action = CwndAction::DupAck;
-    let half = s.cut_window();
-    s.window.set_segments(half);
+    if cut {
+        let half = s.cut_window();
+        s.window.set_segments(half);
+    }
     s.stats.fast_retransmits += 1;
     s.stats.fast_recoveries += 1;
     s.in_fast_recovery = true;

@@ -6,6 +6,7 @@
 //! resent, then sends new data. The ACK covering `recover` ends recovery without growing the
 //! window; a timeout forgets the scoreboard and goes back N.
 
+use crate::marks;
 use crate::sender::{SendCause, TcpSender, TraceKind};
 use congsim_core::time::SimTime;
 use congsim_core::wire::SackBlocks;
@@ -17,10 +18,10 @@ pub(super) fn on_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64, sack: &SackB
         if ack_seg > s.snd_una {
             s.first_partial_seen = false;
             s.new_ack(now, ack_seg, true);
-            s.ignore_dupacks = false;
-            s.scoreboard.clear();
-        } else if ack_seg == s.snd_una && !s.ignore_dupacks {
-            let changed = s.scoreboard.update(s.snd_una, blocks);
+            s.sack.ignore_dupacks = false;
+            s.sack.scoreboard.clear();
+        } else if ack_seg == s.snd_una && !s.sack.ignore_dupacks {
+            let changed = s.sack.scoreboard.update(s.snd_una, blocks);
             if changed || !s.cfg.sack1_dupack_needs_new_info {
                 s.stats.dupacks_rcvd += 1;
                 s.dupacks += 1;
@@ -36,7 +37,7 @@ pub(super) fn on_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64, sack: &SackB
         }
         return;
     }
-    s.pipe -= 1;
+    s.sack.pipe -= 1;
     let highest_ack = ack_seg as i64 - 1;
     if highest_ack >= s.recover {
         // Recovery is over; cwnd keeps the halved value (ns-2 calls newack(), not
@@ -44,45 +45,47 @@ pub(super) fn on_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64, sack: &SackB
         s.recover = 0;
         s.in_fast_recovery = false;
         s.new_ack(now, ack_seg, false);
-        s.ignore_dupacks = false;
-        s.scoreboard.clear();
+        s.sack.ignore_dupacks = false;
+        s.sack.scoreboard.clear();
     } else if ack_seg > s.snd_una {
         // A partial ACK: the cumulative point moves; the ACK was probably for a
         // retransmission, so a second packet has left the pipe.
         s.stats.partial_acks += 1;
         s.snd_una = ack_seg;
-        s.scoreboard.update(s.snd_una, blocks);
-        s.pipe -= 1;
+        s.sack.scoreboard.update(s.snd_una, blocks);
+        s.sack.pipe -= 1;
         s.restart_or_cancel_timer(now, ack_seg < s.snd_max);
         s.rtt.reset_backoff();
         s.record(now, TraceKind::PartialAck);
-    } else if !s.ignore_dupacks {
-        let changed = s.scoreboard.update(s.snd_una, blocks);
+    } else if !s.sack.ignore_dupacks {
+        let changed = s.sack.scoreboard.update(s.snd_una, blocks);
         if changed && s.dupacks > 0 {
             s.stats.dupacks_rcvd += 1;
             s.dupacks += 1;
         }
     }
-    if ack_seg >= s.recovery_entry_una {
+    if ack_seg >= s.sack.recovery_entry_una {
         send_loop(s, now, s.cfg.max_burst);
     }
 }
 
 /// The third duplicate ACK (ns-2 `Sack1TcpAgent::dupack_action`).
 fn dupack_action(s: &mut TcpSender, now: SimTime) {
-    if !super::ns2_guard_allows(s) {
+    // After an ECN response in this window the repair goes ahead without a second cut.
+    let after_ecn = marks::cut_this_window(s);
+    if !after_ecn && !super::ns2_guard_allows(s) {
         return;
     }
     let dupthresh = i64::from(s.cfg.dupthresh);
-    s.pipe = if s.cfg.sack1_pipe_from_cwnd {
+    s.sack.pipe = if s.cfg.sack1_pipe_from_cwnd && !after_ecn {
         s.window.cwnd_segments() as i64 - dupthresh
     } else {
         s.maxseq() - s.highest_ack() - dupthresh
     };
-    s.recovery_entry_una = s.snd_una;
-    s.scoreboard.mark_retransmitted(s.snd_una);
+    s.sack.recovery_entry_una = s.snd_una;
+    s.sack.scoreboard.mark_retransmitted(s.snd_una);
     // The fast retransmission itself is not added to `pipe`.
-    super::reno::enter(s, now);
+    super::reno::enter(s, now, !after_ecn);
     s.record(now, TraceKind::FastRetransmit);
 }
 
@@ -95,21 +98,21 @@ pub(super) fn send_loop(s: &mut TcpSender, now: SimTime, burst: u32) {
     let mut sent = 0;
     loop {
         let open = if s.in_fast_recovery {
-            s.pipe < s.window.cwnd_segments() as i64
+            s.sack.pipe < s.window.cwnd_segments() as i64
         } else {
             s.snd_nxt < s.snd_una + win
         };
         let last_ack = if s.in_fast_recovery {
-            s.recovery_entry_una
+            s.sack.recovery_entry_una
         } else {
             s.snd_una
         };
         if !open || last_ack >= s.end {
             break;
         }
-        let next = match s.scoreboard.next_unsacked_unretransmitted() {
+        let next = match s.sack.scoreboard.next_unsacked_unretransmitted() {
             Some(hole) if s.recover > 0 && hole < s.snd_una + s.rwnd => {
-                s.scoreboard.mark_retransmitted(hole);
+                s.sack.scoreboard.mark_retransmitted(hole);
                 Some((hole, SendCause::SackHole))
             }
             Some(_) => None,
@@ -126,7 +129,7 @@ pub(super) fn send_loop(s: &mut TcpSender, now: SimTime, burst: u32) {
         if s.snd_nxt <= seg {
             s.snd_nxt = seg + 1;
         }
-        s.pipe += 1;
+        s.sack.pipe += 1;
         sent += 1;
         if burst > 0 && sent == burst {
             break;
@@ -139,7 +142,7 @@ pub(super) fn send_loop(s: &mut TcpSender, now: SimTime, burst: u32) {
 pub(super) fn on_timeout(s: &mut TcpSender) {
     s.dupacks = 0;
     s.in_fast_recovery = false;
-    s.ignore_dupacks = true;
+    s.sack.ignore_dupacks = true;
     s.recover = s.maxseq();
-    s.scoreboard.clear();
+    s.sack.scoreboard.clear();
 }

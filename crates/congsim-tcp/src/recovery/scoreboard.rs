@@ -25,10 +25,6 @@ impl Scoreboard {
         self.entries.clear();
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     /// One past the last segment on the board.
     fn end(&self) -> u64 {
         self.first + self.entries.len() as u64
@@ -111,10 +107,6 @@ impl Scoreboard {
         self.entry(seg).is_some_and(|e| e.sacked)
     }
 
-    pub(crate) fn is_retransmitted(&self, seg: u64) -> bool {
-        self.entry(seg).is_some_and(|e| e.retransmitted)
-    }
-
     /// One past the highest SACKed segment (`None` with nothing SACKed).
     pub(crate) fn sacked_end(&self) -> Option<u64> {
         self.entries
@@ -133,6 +125,12 @@ impl Scoreboard {
             count += u32::from(e.sacked);
         }
         above
+    }
+
+    /// SACKed segments at or above `seg`.
+    pub(crate) fn sacked_from(&self, seg: u64) -> u32 {
+        let skip = seg.saturating_sub(self.first) as usize;
+        self.entries.iter().skip(skip).filter(|e| e.sacked).count() as u32
     }
 
     /// The first segment on the board.
@@ -162,6 +160,11 @@ mod tests {
         assert!(sb.update(12, [(15, 16)].into_iter()));
         assert_eq!(sb.first(), 12);
         assert_eq!(sb.next_unsacked_unretransmitted(), Some(14));
-        assert_eq!(sb.sacked_above(), [1, 1, 1, 0]);
+        assert_eq!(
+            sb.sacked_above(),
+            [2, 1, 1, 0],
+            "12 and 13 SACKed, 14 a hole, 15 SACKed"
+        );
+        assert_eq!(sb.sacked_from(14), 1);
     }
 }

@@ -7,8 +7,8 @@ use congsim_core::time::SimDuration;
 use congsim_core::units::Rate;
 use congsim_core::wire::SackBlocks;
 use congsim_core::{FlowId, LinkId, NodeId};
-use congsim_ip::{LimitSemantics, QueueLimit};
-use congsim_tcp::config::SackSender;
+use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
+use congsim_tcp::config::{CongestionEcho, MarkResponse, SackSender};
 use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
 use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
 use std::collections::{BTreeMap, VecDeque};
@@ -31,7 +31,7 @@ pub struct ResolvedLink {
     pub semantics: LimitSemantics,
     pub drop_front: bool,
     pub random_loss: f64,
-    pub forced_drops: Vec<(FlowId, u64)>,
+    pub scripted: Vec<(FlowId, u64, ScriptedAction)>,
     /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
     /// scenario files; tests turn it off to check that both paths agree.
     pub fifo_fast_path: bool,
@@ -243,7 +243,7 @@ impl Scenario {
                     semantics,
                     drop_front: spec.queue.drop_front,
                     random_loss: spec.random_loss,
-                    forced_drops: Vec::new(),
+                    scripted: Vec::new(),
                     fifo_fast_path: true,
                     capture: false,
                     single_feeder: None,
@@ -358,9 +358,19 @@ impl Scenario {
 
         find_single_feeders(&mut links, &routes, &flows);
 
-        // Scripted drops.
-        for (i, d) in file.drops.iter().enumerate() {
-            let p = format!("drops[{i}]");
+        // Scripted drops and marks.
+        let scripted = file
+            .drops
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (format!("drops[{i}]"), d, ScriptedAction::Drop))
+            .chain(
+                file.marks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| (format!("marks[{i}]"), d, ScriptedAction::Mark)),
+            );
+        for (p, d, action) in scripted {
             let from = lookup(format!("{p}.from"), &d.from)?;
             let to = lookup(format!("{p}.to"), &d.to)?;
             let link = link_by_ends.get(&(from, to)).ok_or_else(|| {
@@ -384,7 +394,7 @@ impl Scenario {
                 return Err(ctx.err(format!("{p}.packet"), "packets are counted from 1"));
             }
             for &id in ids {
-                links[link.index()].forced_drops.push((id, d.packet));
+                links[link.index()].scripted.push((id, d.packet, action));
             }
         }
 
@@ -527,6 +537,9 @@ fn shortest_path_routes(n_nodes: usize, links: &[ResolvedLink]) -> Vec<Vec<Optio
     }
     routes
 }
+
+/// Seed 003's multiplicative decrease factor for BCN-TCP (500-byte packets).
+const BCN_DEFAULT_FACTOR: f64 = 0.975;
 
 struct ResolvedTcp {
     sender: SenderConfig,
@@ -740,12 +753,13 @@ fn resolve_tcp(
         s.sack_sender = match name {
             SackSenderName::Ns2Sack1 => SackSender::Ns2Sack1,
             SackSenderName::Rfc6675 => SackSender::Rfc6675,
+            SackSenderName::Rfc3517 => SackSender::Rfc3517,
         };
         if variant != Variant::Sack {
             return Err(ctx.err(path, "applies to variant = \"sack\" only"));
         }
         if byte_mode && s.sack_sender == SackSender::Ns2Sack1 {
-            return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd) take rfc6675"));
+            return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd) take rfc6675 or rfc3517"));
         }
     }
     if let Some((n, path)) = pick!(sack_blocks) {
@@ -757,11 +771,36 @@ fn resolve_tcp(
         }
         r.sack_blocks = n;
     }
-    if variant == Variant::Sack && s.sack_sender == SackSender::Rfc6675 {
-        return Err(ctx.err(
-            variant_path,
-            "sack with the RFC 6675 sender is not implemented yet",
-        ));
+    let bcn_factor = pick!(bcn_factor);
+    let bcn_reaction = pick!(bcn_reaction);
+    match pick!(congestion_marks).map(|(m, _)| m) {
+        Some(CongestionMarksName::Ecn) => {
+            s.mark_response = MarkResponse::Ecn;
+            r.echo = CongestionEcho::UntilCwr;
+        }
+        Some(CongestionMarksName::Bcn) => {
+            let decrease_factor = match bcn_factor {
+                Some((f, _)) if f > 0.0 && f < 1.0 => f,
+                Some((_, path)) => {
+                    return Err(ctx.err(path, "must be greater than 0 and less than 1"));
+                }
+                None => BCN_DEFAULT_FACTOR,
+            };
+            s.mark_response = MarkResponse::Bcn {
+                decrease_factor,
+                once_per_rtt: bcn_reaction
+                    .is_some_and(|(reaction, _)| reaction == BcnReactionName::OncePerRtt),
+            };
+            r.echo = CongestionEcho::PerPacket;
+        }
+        Some(CongestionMarksName::Off) | None => {
+            let stray = bcn_factor
+                .map(|(_, path)| path)
+                .or(bcn_reaction.map(|(_, path)| path));
+            if let Some(path) = stray {
+                return Err(ctx.err(path, "applies with congestion_marks = \"bcn\" only"));
+            }
+        }
     }
     if variant == Variant::Sack {
         // SACK blocks travel as 16-bit segment offsets (congsim_core::wire::SackBlocks).

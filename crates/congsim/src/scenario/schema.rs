@@ -50,6 +50,10 @@ pub struct ScenarioFile {
     /// Scripted drops, for tests and worked examples.
     #[serde(default)]
     pub drops: Vec<DropSpec>,
+    /// Scripted congestion marks (CE on an ECN-capable packet; a packet that is not
+    /// ECN-capable is dropped instead), with the same fields as `drops`.
+    #[serde(default)]
+    pub marks: Vec<DropSpec>,
     /// Packet captures written as pcap files beside the result tables.
     #[serde(default)]
     pub captures: Vec<CaptureSpec>,
@@ -173,6 +177,8 @@ pub enum SackSenderName {
     Ns2Sack1,
     /// RFC 6675 conservative SACK recovery (default for byte-numbered profiles).
     Rfc6675,
+    /// RFC 3517, RFC 6675's predecessor.
+    Rfc3517,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -280,6 +286,29 @@ pub struct TcpSpec {
     pub sack_sender: Option<SackSenderName>,
     /// SACK blocks per ACK, 1 to 3 (ns-2 `maxSackBlocks_`, default 3).
     pub sack_blocks: Option<u8>,
+    /// Answer to congestion marks: `off` (not ECN-capable), `ecn` (RFC 3168) or `bcn`.
+    pub congestion_marks: Option<CongestionMarksName>,
+    /// BCN-TCP multiplicative decrease factor per response (default 0.975).
+    pub bcn_factor: Option<f64>,
+    /// BCN-TCP reaction frequency (default `per_marked_ack`).
+    pub bcn_reaction: Option<BcnReactionName>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionMarksName {
+    Off,
+    /// RFC 3168: halve at most once per window, no retransmission.
+    Ecn,
+    /// BCN-TCP (seed 003): scale the window by `bcn_factor`.
+    Bcn,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BcnReactionName {
+    PerMarkedAck,
+    OncePerRtt,
 }
 
 /// A flow: one TCP connection from `from` to `to`.
@@ -329,7 +358,8 @@ pub struct MetricsSpec {
     pub tcp_events: bool,
 }
 
-/// Drop the `packet`-th (1-based) data packet of `flow` arriving at the link `from`→`to`.
+/// Drop (or mark) the `packet`-th (1-based) data packet of `flow` arriving at the link
+/// `from`→`to`.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DropSpec {
