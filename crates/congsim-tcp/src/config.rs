@@ -55,6 +55,9 @@ pub enum RenoFlavour {
     Ns2,
     /// 4.4BSD-Lite: inflate `cwnd` itself; deflate on a new ACK only after more than 3 DAs.
     Bsd,
+    /// RFC 5681 §3.2: inflate `cwnd` itself; the first new ACK sets `cwnd = ssthresh`. With
+    /// [`Variant::NewReno`] this is RFC 6582 NewReno (byte-numbered profiles).
+    Rfc5681,
 }
 
 /// How the retransmission timer fires (spec §3.6).
@@ -163,6 +166,8 @@ pub struct SenderConfig {
     pub restart_bugfix: bool,
     /// What congestion marks echoed by the receiver do (off: the flow is not ECN-capable).
     pub mark_response: MarkResponse,
+    /// RFC 5681: ssthresh from half the FlightSize instead of half of `min(cwnd, rwnd)`.
+    pub ssthresh_from_flight: bool,
 }
 
 /// A sender's answer to congestion marks (spec §4.6 ECN, §4.7 BCN-TCP).
@@ -252,10 +257,12 @@ pub enum Profile {
     Ns2_235,
     /// The authors' own simulators modelled on 4.3BSD (seeds 000, 001, 003).
     Bsd,
+    /// Modern standards: RFC 5681, 6298, 6582, 6675, 3042 and 3168 in byte mode.
+    Rfc,
 }
 
 impl Profile {
-    pub const NAMES: [&'static str; 4] = ["ns2_2000", "ns2_2002", "ns2_235", "bsd"];
+    pub const NAMES: [&'static str; 5] = ["ns2_2000", "ns2_2002", "ns2_235", "bsd", "rfc"];
 
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
@@ -263,6 +270,7 @@ impl Profile {
             "ns2_2002" => Self::Ns2_2002,
             "ns2_235" => Self::Ns2_235,
             "bsd" => Self::Bsd,
+            "rfc" => Self::Rfc,
             _ => return None,
         })
     }
@@ -273,6 +281,7 @@ impl Profile {
             Self::Ns2_2002 => "ns2_2002",
             Self::Ns2_235 => "ns2_235",
             Self::Bsd => "bsd",
+            Self::Rfc => "rfc",
         }
     }
 
@@ -316,6 +325,7 @@ impl Profile {
             recovery_burst: 2,
             restart_bugfix: true,
             mark_response: MarkResponse::Off,
+            ssthresh_from_flight: false,
         };
         match self {
             Self::Ns2_2000 => ns2_2000,
@@ -365,7 +375,12 @@ impl Profile {
                 ns2_bugfix: false,
                 sack_sender: SackSender::Rfc6675,
                 tahoe_resume: TahoeResume::Restore,
-                reno_flavour: RenoFlavour::Bsd,
+                // 4.3BSD had no NewReno: a NewReno flow follows RFC 6582 here.
+                reno_flavour: if variant == Variant::NewReno {
+                    RenoFlavour::Rfc5681
+                } else {
+                    RenoFlavour::Bsd
+                },
                 timer_mode: TimerMode::Tick,
                 tick: SimDuration::from_millis(500),
                 rto_bounds: RtoBounds::Bsd {
@@ -374,6 +389,33 @@ impl Profile {
                 },
                 timer_fix: true,
                 restart_bugfix: false,
+                ..ns2_2000
+            },
+            Self::Rfc => SenderConfig {
+                seq_mode: SeqMode::Bytes,
+                mss: 1460,
+                header_bytes: 40,
+                rwnd: 1_048_576,
+                window_scale: 5,
+                //= RFC 5681 §3.1: IW = min(4·SMSS, max(2·SMSS, 4380 bytes)) = 3 segments
+                initial_window: 3,
+                ns2_bugfix: false,
+                sack_sender: SackSender::Rfc6675,
+                reno_flavour: RenoFlavour::Rfc5681,
+                ssthresh_from_flight: true,
+                limited_transmit: true,
+                //= RFC 6582 §4.1: the impatient variant is recommended
+                newreno_impatient: true,
+                timer_mode: TimerMode::Exact,
+                //= RFC 6298: RTO = SRTT + max(G, 4·RTTVAR), at least 1 s, initially 1 s
+                tick: SimDuration::from_millis(1),
+                initial_rto: SimDuration::from_secs(1),
+                rto_bounds: RtoBounds::Ns2 {
+                    min_rto: SimDuration::from_secs(1),
+                    clamp_before_backoff: true,
+                    max_rto: SimDuration::from_secs(60),
+                },
+                timer_fix: true,
                 ..ns2_2000
             },
         }
@@ -407,6 +449,19 @@ impl Profile {
                 header_bytes: 40,
                 ack_policy: AckPolicy::DelayedBsd,
                 rbuf_bytes: 65_535,
+                sack_base_bytes: 4,
+                ..ns2
+            },
+            Self::Rfc => ReceiverConfig {
+                seq_mode: SeqMode::Bytes,
+                mss: 1460,
+                header_bytes: 40,
+                //= RFC 5681 §4.2: delayed ACKs, at least every second full-sized segment
+                ack_policy: AckPolicy::DelayedNs2 {
+                    interval: SimDuration::from_millis(200),
+                },
+                rbuf_bytes: 1_048_576,
+                window_scaling: true,
                 sack_base_bytes: 4,
                 ..ns2
             },

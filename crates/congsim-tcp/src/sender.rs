@@ -173,6 +173,12 @@ pub struct TcpSender {
     pub(crate) first_partial_seen: bool,
     /// SACK recovery state (unused by the other variants).
     pub(crate) sack: SackState,
+    /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`, as one past the highest segment sent
+    /// when recovery began (or when the last timeout fired); `None` before the first.
+    pub(crate) recovery_point: Option<u64>,
+    /// Segments Limited Transmit sent since the last new ACK: RFC 5681 keeps them out of the
+    /// FlightSize that sets ssthresh.
+    pub(crate) limited_transmit_outstanding: u64,
     /// Set CWR on the next new data segment (after a response to a mark).
     pub(crate) cwr_pending: bool,
     /// ns-2 `ecn_backoff_`: an ECN response found the window at one segment.
@@ -220,6 +226,8 @@ impl TcpSender {
             awaiting_recovery_exit: false,
             first_partial_seen: false,
             sack: SackState::default(),
+            recovery_point: None,
+            limited_transmit_outstanding: 0,
             cwr_pending: false,
             ecn_backoff: false,
             bcn_recover: -1,
@@ -538,10 +546,21 @@ impl TcpSender {
         self.send_much(now);
     }
 
-    /// `ssthresh` from half of `min(cwnd, rwnd)` (spec §3.4); returns the halved window.
+    /// `ssthresh` from half of `min(cwnd, rwnd)` (spec §3.4), or with `ssthresh_from_flight`
+    /// from half the FlightSize (RFC 5681 (4), Limited Transmit segments excluded); returns the
+    /// halved window as [`CongestionWindow::halve`] does.
     pub(crate) fn cut_window(&mut self) -> f64 {
         self.stats.cwnd_cuts += 1;
-        self.window.halve(self.rwnd)
+        if self.cfg.ssthresh_from_flight {
+            self.window.halve_flight(self.flight_size())
+        } else {
+            self.window.halve(self.rwnd)
+        }
+    }
+
+    /// Segments outstanding, without those Limited Transmit sent.
+    pub(crate) fn flight_size(&self) -> u64 {
+        (self.snd_max - self.snd_una).saturating_sub(self.limited_transmit_outstanding)
     }
 
     // ---- ACK processing ---------------------------------------------------------------------
@@ -610,6 +629,7 @@ impl TcpSender {
     /// The common processing of a new ACK (ns-2 `newack()`, plus `opencwnd()` when `grow`).
     pub(crate) fn new_ack(&mut self, now: SimTime, ack_seg: u64, grow: bool) {
         recovery::on_new_ack(self);
+        self.limited_transmit_outstanding = 0;
         self.dupacks = 0;
         let outstanding_after = ack_seg < self.snd_max;
         if !self.cfg.timer_fix {

@@ -127,24 +127,25 @@ impl CongestionWindow {
         }
     }
 
-    /// RFC 5681/6675 reduction: `ssthresh = cwnd = max(FlightSize / 2, 2 · SMSS)`, with the
-    /// flight given in segments.
-    pub fn set_half_flight(&mut self, flight_segments: u64) {
+    /// RFC 5681 (4): `ssthresh = max(FlightSize / 2, 2 · SMSS)`, the flight given in segments.
+    /// Returns what [`Self::halve`] returns (packets: the halved window; bytes: ssthresh).
+    pub fn halve_flight(&mut self, flight_segments: u64) -> f64 {
         match self {
-            Self::Packets { cwnd, ssthresh, .. } => {
+            Self::Packets { ssthresh, .. } => {
                 *ssthresh = (flight_segments / 2).max(2);
-                *cwnd = *ssthresh as f64;
+                *ssthresh as f64
             }
-            Self::Bytes {
-                cwnd,
-                ssthresh,
-                mss,
-                ..
-            } => {
+            Self::Bytes { ssthresh, mss, .. } => {
                 *ssthresh = (flight_segments * *mss / 2).max(2 * *mss);
-                *cwnd = *ssthresh;
+                *ssthresh as f64
             }
         }
+    }
+
+    /// RFC 6675 (4.2): `ssthresh = cwnd = max(FlightSize / 2, 2 · SMSS)`.
+    pub fn set_half_flight(&mut self, flight_segments: u64) {
+        self.halve_flight(flight_segments);
+        self.set_ssthresh_plus(0);
     }
 
     /// Halves `ssthresh` as [`Self::halve`] does and sets `cwnd` to the halved window (at least
@@ -172,6 +173,16 @@ impl CongestionWindow {
             } => {
                 *cwnd = ((*cwnd as f64 * factor) as u64).max(*mss);
                 *ssthresh = (*cwnd / *mss * *mss).max(2 * *mss);
+            }
+        }
+    }
+
+    /// RFC 6582 partial ACK: deflate by the `acked` segments, then add one segment back.
+    pub fn deflate_partial(&mut self, acked_segments: u64) {
+        match self {
+            Self::Packets { cwnd, .. } => *cwnd = (*cwnd - acked_segments as f64 + 1.0).max(1.0),
+            Self::Bytes { cwnd, mss, .. } => {
+                *cwnd = (cwnd.saturating_sub(acked_segments * *mss) + *mss).max(*mss)
             }
         }
     }

@@ -407,3 +407,102 @@ fn bcn_scales_the_window_per_marked_ack() {
     ece_ack(&mut once, ms(101), 9);
     assert_eq!(once.stats().bcn_responses, 1, "once per round trip");
 }
+
+const RFC_MSS: u64 = 1460;
+
+fn rfc_ack(s: &mut TcpSender, t: SimTime, segments: u64) {
+    s.on_ack(t, &TcpHeader::ack(RFC_MSS * segments, 1_048_576));
+}
+
+/// Segment indices sent since the last call: `(segment, retransmission)`.
+fn rfc_sent(s: &mut TcpSender) -> Vec<(u64, u16)> {
+    sent(s)
+        .into_iter()
+        .map(|(seq, r)| (seq / RFC_MSS, r))
+        .collect()
+}
+
+/// RFC 3042's motivating case in byte mode (rfc profile): an initial window of 3 segments and
+/// the first lost leaves two duplicate ACKs. Limited Transmit sends a new segment on each; their
+/// ACKs make the third duplicate. Without it the sender waits for the 1 s timeout.
+#[test]
+fn rfc3042_limited_transmit_turns_a_timeout_into_a_fast_retransmit() {
+    for limited_transmit in [true, false] {
+        let cfg = SenderConfig {
+            limited_transmit,
+            ..Profile::Rfc.sender(Variant::Reno)
+        };
+        let mut s = TcpSender::new(cfg, SimDuration::ZERO);
+        s.start(ms(0), None);
+        assert_eq!(
+            rfc_sent(&mut s),
+            [(0, 0), (1, 0), (2, 0)],
+            "IW = 3 segments"
+        );
+        rfc_ack(&mut s, ms(50), 0);
+        rfc_ack(&mut s, ms(51), 0);
+        if !limited_transmit {
+            assert!(rfc_sent(&mut s).is_empty());
+            s.on_timeout(ms(1000));
+            assert_eq!(s.stats().timeouts, 1);
+            continue;
+        }
+        assert_eq!(
+            rfc_sent(&mut s),
+            [(3, 0), (4, 0)],
+            "one new segment per duplicate"
+        );
+        assert_eq!(s.cwnd_segments(), 3.0, "cwnd unchanged");
+        rfc_ack(&mut s, ms(60), 0);
+        assert_eq!(rfc_sent(&mut s), [(0, 1)], "fast retransmit");
+        //= RFC 5681 (4): ssthresh = max(FlightSize / 2, 2 SMSS), FlightSize without the two
+        //= Limited Transmit segments: max(3 / 2, 2) = 2 segments
+        assert_eq!(s.ssthresh_segments(), 2.0);
+        assert_eq!(s.cwnd_segments(), 5.0, "ssthresh + 3 segments");
+        assert_eq!(s.stats().limited_transmit_sends, 2);
+    }
+}
+
+/// RFC 6582 NewReno in byte mode: two holes in one window are repaired on the partial ACK
+/// without leaving recovery, and the window is deflated by what the partial ACK covered.
+#[test]
+fn rfc6582_partial_ack_retransmits_the_next_hole_and_deflates() {
+    let cfg = SenderConfig {
+        limited_transmit: false,
+        ..Profile::Rfc.sender(Variant::NewReno)
+    };
+    let mut s = TcpSender::new(cfg, SimDuration::ZERO);
+    s.start(ms(0), None);
+    rfc_ack(&mut s, ms(100), 1);
+    rfc_ack(&mut s, ms(101), 2);
+    assert_eq!(s.cwnd_segments(), 5.0);
+    assert_eq!(
+        rfc_sent(&mut s),
+        [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0)]
+    );
+    // 2 and 4 are lost: 3, 5 and 6 bring three duplicates of ACK 2.
+    for t in 200..203 {
+        rfc_ack(&mut s, ms(t), 2);
+    }
+    assert_eq!(rfc_sent(&mut s), [(2, 1)]);
+    let ssthresh = (5 * RFC_MSS / 2) as f64 / RFC_MSS as f64;
+    assert_eq!(s.ssthresh_segments(), ssthresh, "half of FlightSize 5");
+    assert_eq!(s.cwnd_segments(), ssthresh + 3.0);
+    // The partial ACK (2 and 3 now held) resends 4 at once and stays in recovery.
+    rfc_ack(&mut s, ms(300), 4);
+    assert!(s.in_fast_recovery());
+    assert_eq!(s.stats().partial_acks, 1);
+    assert_eq!(rfc_sent(&mut s)[0], (4, 1));
+    assert_eq!(
+        s.cwnd_segments(),
+        ssthresh + 3.0 - 2.0 + 1.0,
+        "deflated by 2, one back"
+    );
+    // The ACK covering everything sent before recovery ends it: cwnd = ssthresh, then the
+    // usual increment for the ACK.
+    rfc_ack(&mut s, ms(400), 7);
+    assert!(!s.in_fast_recovery());
+    assert_eq!(s.ssthresh_segments(), ssthresh);
+    assert_eq!(s.stats().fast_retransmits, 1);
+    assert_eq!(s.stats().timeouts, 0);
+}

@@ -90,7 +90,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "[[flows]]\nfrom = \"a\"\nto = \"b\"\ntcp = { profile = \"ns3\" }\n",
                 )
             }),
-            "bad.toml: flows[0].tcp.profile: unknown variant `ns3`, expected one of `ns2_2000`, `ns2_2002`, `ns2_235`, `bsd` (line 12, column 19)",
+            "bad.toml: flows[0].tcp.profile: unknown variant `ns3`, expected one of `ns2_2000`, `ns2_2002`, `ns2_235`, `bsd`, `rfc` (line 12, column 19)",
         ),
         (
             "packet window on a byte-mode profile",
@@ -100,7 +100,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "[tcp]\nprofile = \"bsd\"\nwindow = 20\n[[flows]]",
                 )
             }),
-            "bad.toml: tcp.window: is the ns-2 window in packets; byte-numbered profiles (bsd) take receiver_buffer instead",
+            "bad.toml: tcp.window: is the ns-2 window in packets; byte-numbered profiles (bsd, rfc) take receiver_buffer instead",
         ),
         (
             "both queue limits",
@@ -163,7 +163,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[tcp]\nprofile = \"bsd\"\nvariant = \"sack\"\nsack_sender = \"ns2_sack1\"\n"
                 )
             }),
-            "bad.toml: tcp.sack_sender: ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd) take rfc6675 or rfc3517",
+            "bad.toml: tcp.sack_sender: ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675 or rfc3517",
         ),
         (
             "too many SACK blocks",

@@ -239,17 +239,16 @@ mod delivery {
         fn every_byte_arrives_under_random_loss(
             seed in 0u64..1_000_000,
             loss_permille in 0u32..60,
-            variant in prop::sample::select(vec!["tahoe", "reno", "newreno"]),
-            bsd in any::<bool>(),
+            variant in prop::sample::select(vec!["tahoe", "reno", "newreno", "sack"]),
+            profile in prop::sample::select(vec!["ns2_2000", "ns2_2002", "bsd", "rfc"]),
             no_fast_retransmit in any::<bool>(),
         ) {
             let size = 300 * 1024u64;
-            // NewReno follows ns-2 and needs a packet-numbered profile.
-            let bsd = bsd && variant != "newreno";
-            let (profile, mss, window) = if bsd {
-                ("bsd", 512u64, "receiver_buffer = \"32KB\"")
+            let bsd = profile == "bsd" || profile == "rfc";
+            let (mss, window) = if bsd {
+                (512u64, "receiver_buffer = \"32KB\"")
             } else {
-                ("ns2_2000", 1000u64, "window = 32")
+                (1000u64, "window = 32")
             };
             let text = format!(
                 r#"

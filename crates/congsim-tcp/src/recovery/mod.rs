@@ -4,12 +4,13 @@
 
 mod newreno;
 mod reno;
+mod rfc6582;
 mod rfc6675;
 mod sack1;
 pub(crate) mod scoreboard;
 mod tahoe;
 
-use crate::config::{SackSender, Variant};
+use crate::config::{RenoFlavour, SackSender, SeqMode, Variant};
 use crate::sender::{SendCause, TcpSender};
 use congsim_core::time::SimTime;
 use congsim_core::wire::SackBlocks;
@@ -31,12 +32,6 @@ pub(crate) struct SackState {
     pub(crate) high_rxt_end: u64,
     /// RFC 6675 `RescueRxt`, as one past the segment it names.
     pub(crate) rescue_rxt_end: u64,
-    /// RFC 6675 `RecoveryPoint`, as one past the highest segment sent when recovery began
-    /// (or when the last timeout fired); `None` before the first.
-    pub(crate) recovery_point: Option<u64>,
-    /// RFC 6675 step (3): segments sent before recovery on duplicate ACKs, which must not
-    /// count in the FlightSize that sets ssthresh.
-    pub(crate) pre_recovery_sends: u64,
 }
 
 /// SACK variants process every ACK themselves (the scoreboard and `pipe` change what a
@@ -85,7 +80,10 @@ pub(crate) fn on_dupack(s: &mut TcpSender, now: SimTime) {
 /// ACK), `false` for the common new-ACK processing.
 pub(crate) fn on_partial_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64) -> bool {
     match s.cfg.variant {
-        Variant::NewReno => newreno::on_partial_ack(s, now, ack_seg),
+        Variant::NewReno if s.cfg.reno_flavour == RenoFlavour::Ns2 => {
+            newreno::on_partial_ack(s, now, ack_seg)
+        }
+        Variant::NewReno => rfc6582::on_partial_ack(s, now, ack_seg),
         Variant::Tahoe | Variant::Reno | Variant::Sack => false,
     }
 }
@@ -94,7 +92,8 @@ pub(crate) fn on_partial_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64) -> b
 /// loop at all.
 pub(crate) fn send_burst_after_ack(s: &TcpSender) -> Option<u32> {
     match s.cfg.variant {
-        Variant::NewReno => newreno::send_burst(s),
+        Variant::NewReno if s.cfg.reno_flavour == RenoFlavour::Ns2 => newreno::send_burst(s),
+        Variant::NewReno => Some(s.cfg.max_burst),
         Variant::Tahoe | Variant::Reno | Variant::Sack => Some(s.cfg.max_burst),
     }
 }
@@ -103,7 +102,8 @@ pub(crate) fn send_burst_after_ack(s: &TcpSender) -> Option<u32> {
 pub(crate) fn on_new_ack(s: &mut TcpSender) {
     match s.cfg.variant {
         Variant::Reno => reno::on_new_ack(s),
-        Variant::NewReno => newreno::on_full_ack(s),
+        Variant::NewReno if s.cfg.reno_flavour == RenoFlavour::Ns2 => newreno::on_full_ack(s),
+        Variant::NewReno => rfc6582::on_full_ack(s),
         Variant::Tahoe | Variant::Sack => {}
     }
 }
@@ -120,18 +120,23 @@ pub(crate) fn on_timeout(s: &mut TcpSender) {
     }
 }
 
-/// Limited Transmit (spec §4.5, ns-2 `send_one()`): one new segment if it lies within the
-/// receiver window and within `cwnd + dupacks` of the cumulative ACK.
+/// Limited Transmit (spec §4.5): one new segment per duplicate ACK if the receiver window
+/// allows and the data outstanding afterwards stays within `cwnd + dupacks` segments (ns-2
+/// `send_one()`) or `cwnd + 2 · SMSS` (RFC 3042, byte mode). cwnd itself does not change.
 pub(super) fn limited_transmit(s: &mut TcpSender, now: SimTime) {
     //= ns-2: t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ <= highest_ack_ + cwnd_ + dupacks_
     let seg = s.snd_nxt;
-    let highest_ack = s.highest_ack() as f64;
-    let within_rwnd = seg < s.snd_una + s.rwnd;
-    let within_cwnd = seg as f64 <= highest_ack + s.window.cwnd_segments() + f64::from(s.dupacks);
-    if s.started && seg < s.end && within_rwnd && within_cwnd {
+    let allowance = match s.cfg.seq_mode {
+        SeqMode::Packets => f64::from(s.dupacks),
+        SeqMode::Bytes => 2.0,
+    };
+    let outstanding_after = (seg + 1 - s.snd_una) as f64;
+    let within_cwnd = outstanding_after <= s.window.cwnd_segments() + allowance;
+    if s.started && seg < s.end && s.rwnd_allows(seg) && within_cwnd {
         s.output(now, seg, SendCause::Window);
         s.snd_nxt += 1;
         s.stats.limited_transmit_sends += 1;
+        s.limited_transmit_outstanding += 1;
     }
 }
 

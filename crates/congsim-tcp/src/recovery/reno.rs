@@ -1,7 +1,7 @@
 //! Reno (spec §4.2): fast retransmit and fast recovery with window inflation, in the ns-2
 //! flavour (`dupwnd`, `recover` guard) and the 4.4BSD-Lite flavour (inflated `cwnd`).
 
-use crate::config::RenoFlavour;
+use crate::config::{RenoFlavour, Variant};
 use crate::marks;
 use crate::sender::{CwndAction, SendCause, TcpSender, TraceKind};
 use congsim_core::time::SimTime;
@@ -29,14 +29,24 @@ pub(super) fn on_dupack(s: &mut TcpSender, now: SimTime) {
                 s.dupwnd += 1;
             }
         }
-        RenoFlavour::Bsd => {
+        RenoFlavour::Bsd | RenoFlavour::Rfc5681 => {
             if s.dupacks == thresh {
+                //= RFC 6582 §3.2 (2): NewReno enters only if the ACK covers more than recover
+                let newreno = s.cfg.variant == Variant::NewReno;
+                if s.in_fast_recovery
+                    || (newreno && s.recovery_point.is_some_and(|point| s.snd_una < point))
+                {
+                    return;
+                }
+                if newreno {
+                    s.recovery_point = Some(s.snd_max);
+                }
                 let after_ecn = marks::cut_this_window(s);
                 enter(s, now, !after_ecn);
                 //= 4.4BSD: snd_cwnd = snd_ssthresh + maxseg * t_dupacks
                 s.window.set_ssthresh_plus(u64::from(thresh));
                 s.record(now, TraceKind::FastRetransmit);
-            } else if s.dupacks > thresh {
+            } else if s.dupacks > thresh && s.in_fast_recovery {
                 s.window.inflate_one();
             }
         }
@@ -79,6 +89,12 @@ pub(super) fn on_new_ack(s: &mut TcpSender) {
                 s.window.set_ssthresh_plus(0);
             }
         }
+        RenoFlavour::Rfc5681 => {
+            //= RFC 5681 §3.2 (6): the next ACK of new data sets cwnd to ssthresh
+            if s.in_fast_recovery {
+                s.window.set_ssthresh_plus(0);
+            }
+        }
     }
     s.in_fast_recovery = false;
 }
@@ -88,5 +104,9 @@ pub(super) fn on_timeout(s: &mut TcpSender) {
     s.dupacks = 0;
     if s.cfg.ns2_bugfix {
         s.recover = s.maxseq();
+    }
+    //= RFC 6582 §3.2 (6): after a timeout, recover = HighData
+    if s.cfg.reno_flavour == RenoFlavour::Rfc5681 && s.cfg.variant == Variant::NewReno {
+        s.recovery_point = Some(s.snd_max);
     }
 }

@@ -22,7 +22,7 @@ pub(super) fn on_ack(
     s.sack.scoreboard.extend_to(s.snd_una, s.snd_max);
     if ack_seg > s.snd_una {
         let was_recovering = s.in_fast_recovery;
-        if was_recovering && s.sack.recovery_point.is_some_and(|p| ack_seg >= p) {
+        if was_recovering && s.recovery_point.is_some_and(|p| ack_seg >= p) {
             // (A) The ACK covers RecoveryPoint: recovery is over, cwnd stays at ssthresh.
             s.in_fast_recovery = false;
             if s.last_cwnd_action == CwndAction::DupAck {
@@ -31,7 +31,6 @@ pub(super) fn on_ack(
         }
         // No window growth while recovering (cwnd was set to ssthresh on entry).
         s.new_ack(now, ack_seg, !was_recovering);
-        s.sack.pre_recovery_sends = 0;
         s.sack.scoreboard.update(s.snd_una, blocks);
         if s.in_fast_recovery {
             s.stats.partial_acks += 1;
@@ -61,7 +60,7 @@ pub(super) fn on_ack(
     s.stats.dupacks_rcvd += 1;
     s.dupacks += 1;
     let may_enter =
-        s.cfg.fast_retransmit && s.sack.recovery_point.is_none_or(|point| s.snd_una >= point);
+        s.cfg.fast_retransmit && s.recovery_point.is_none_or(|point| s.snd_una >= point);
     let lost_first = rfc6675 && is_lost(s, s.snd_una);
     if may_enter && (s.dupacks >= s.cfg.dupthresh || lost_first) {
         enter(s, now);
@@ -86,16 +85,16 @@ fn pre_recovery_send(s: &mut TcpSender, now: SimTime) {
         s.output(now, seg, SendCause::Window);
         s.snd_nxt = s.snd_nxt.max(seg + 1);
         s.sack.pipe += 1;
-        s.sack.pre_recovery_sends += 1;
+        s.limited_transmit_outstanding += 1;
         s.stats.limited_transmit_sends += 1;
     }
 }
 
 /// Step (4): fast retransmit and entry into loss recovery.
 fn enter(s: &mut TcpSender, now: SimTime) {
-    s.sack.recovery_point = Some(s.snd_max);
+    s.recovery_point = Some(s.snd_max);
     // FlightSize without the segments step (3) sent (RFC 5681 §3.2 note 4).
-    let flight = s.snd_max - s.snd_una - s.sack.pre_recovery_sends;
+    let flight = s.flight_size();
     // After an ECN response in this window the repair goes ahead without a second cut.
     if !marks::cut_this_window(s) {
         s.stats.cwnd_cuts += 1;
@@ -185,7 +184,7 @@ fn next_seg(s: &mut TcpSender) -> Option<(u64, SendCause)> {
         let seg = (s.snd_una..s.snd_max)
             .rev()
             .find(|&seg| !s.sack.scoreboard.is_sacked(seg))?;
-        s.sack.rescue_rxt_end = s.sack.recovery_point.unwrap_or(s.snd_max);
+        s.sack.rescue_rxt_end = s.recovery_point.unwrap_or(s.snd_max);
         return Some((seg, SendCause::Rescue));
     }
     None
@@ -216,8 +215,8 @@ pub(super) fn send_loop(s: &mut TcpSender, now: SimTime, burst: u32) {
 /// Before the common timeout action: recovery ends, RecoveryPoint moves to everything sent,
 /// and the scoreboard is kept.
 pub(super) fn on_timeout(s: &mut TcpSender) {
-    s.sack.recovery_point = Some(s.snd_max);
-    s.sack.pre_recovery_sends = 0;
+    s.recovery_point = Some(s.snd_max);
+    s.limited_transmit_outstanding = 0;
     s.sack.high_rxt_end = s.snd_una;
     s.in_fast_recovery = false;
     s.dupacks = 0;
@@ -252,7 +251,7 @@ mod tests {
         s.sack.scoreboard.update(7, [(9, 10), (11, 13)].into_iter());
         s.sack.high_rxt_end = 8;
         s.sack.rescue_rxt_end = 8;
-        s.sack.recovery_point = Some(15);
+        s.recovery_point = Some(15);
     }
 
     #[test]

@@ -584,16 +584,11 @@ fn resolve_tcp(
         ProfileName::Ns2_2002 => Profile::Ns2_2002,
         ProfileName::Ns2_235 => Profile::Ns2_235,
         ProfileName::Bsd => Profile::Bsd,
+        ProfileName::Rfc => Profile::Rfc,
     };
     let mut s = profile.sender(variant);
     let mut r = profile.receiver(variant);
     let byte_mode = s.seq_mode == SeqMode::Bytes;
-    if byte_mode && variant == Variant::NewReno {
-        return Err(ctx.err(
-            variant_path,
-            "newreno follows ns-2's Agent/TCP/Newreno and needs a packet-numbered profile (ns2_2000, ns2_2002, ns2_235)",
-        ));
-    }
 
     if let Some((size, path)) = pick!(packet_size) {
         let bytes = u32::try_from(size.value.0)
@@ -609,7 +604,7 @@ fn resolve_tcp(
     }
     if let Some((w, path)) = pick!(window) {
         if byte_mode {
-            return Err(ctx.err(path, "is the ns-2 window in packets; byte-numbered profiles (bsd) take receiver_buffer instead"));
+            return Err(ctx.err(path, "is the ns-2 window in packets; byte-numbered profiles (bsd, rfc) take receiver_buffer instead"));
         }
         if w == 0 {
             return Err(ctx.err(path, "must be at least 1 packet"));
@@ -620,7 +615,7 @@ fn resolve_tcp(
         if !byte_mode {
             return Err(ctx.err(
                 path,
-                "applies to byte-numbered profiles (bsd); ns-2 profiles take window (packets)",
+                "applies to byte-numbered profiles (bsd, rfc); ns-2 profiles take window (packets)",
             ));
         }
         if b.value.0 < u64::from(s.mss) {
@@ -630,7 +625,7 @@ fn resolve_tcp(
     }
     if let Some((on, path)) = pick!(window_scaling) {
         if !byte_mode {
-            return Err(ctx.err(path, "applies to byte-numbered profiles (bsd) only"));
+            return Err(ctx.err(path, "applies to byte-numbered profiles (bsd, rfc) only"));
         }
         r.window_scaling = on;
     }
@@ -726,21 +721,26 @@ fn resolve_tcp(
         s.reno_flavour = match (f, byte_mode) {
             (RenoFlavourName::Ns2, false) => RenoFlavour::Ns2,
             (RenoFlavourName::Bsd, true) => RenoFlavour::Bsd,
-            (RenoFlavourName::Ns2, true) | (RenoFlavourName::Bsd, false) => {
+            (RenoFlavourName::Rfc5681, true) => RenoFlavour::Rfc5681,
+            (RenoFlavourName::Ns2, true)
+            | (RenoFlavourName::Bsd | RenoFlavourName::Rfc5681, false) => {
                 return Err(ctx.err(
                     path,
-                    "must match the profile's sequence model: ns2 for ns2_* profiles, bsd for bsd",
+                    "must match the profile's sequence model: ns2 for ns2_* profiles, bsd or rfc5681 for bsd and rfc",
                 ));
             }
         };
+        if variant == Variant::NewReno && s.reno_flavour == RenoFlavour::Bsd {
+            return Err(ctx.err(
+                path,
+                "bsd is 4.4BSD-Lite Reno, which has no NewReno; newreno in byte mode follows RFC 6582 (rfc5681)",
+            ));
+        }
     }
     if let Some((on, _)) = pick!(reno_ca_extra) {
         s.reno_ca_extra = on;
     }
-    if let Some((on, path)) = pick!(limited_transmit) {
-        if on && byte_mode {
-            return Err(ctx.err(path, "Limited Transmit follows ns-2's singledup_ and needs a packet-numbered profile (ns2_2000, ns2_2002, ns2_235)"));
-        }
+    if let Some((on, _)) = pick!(limited_transmit) {
         s.limited_transmit = on;
     }
     if let Some((on, _)) = pick!(newreno_impatient) {
@@ -759,7 +759,7 @@ fn resolve_tcp(
             return Err(ctx.err(path, "applies to variant = \"sack\" only"));
         }
         if byte_mode && s.sack_sender == SackSender::Ns2Sack1 {
-            return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd) take rfc6675 or rfc3517"));
+            return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675 or rfc3517"));
         }
     }
     if let Some((n, path)) = pick!(sack_blocks) {

@@ -191,6 +191,9 @@ pub enum ProfileName {
     Ns2_235,
     #[serde(rename = "bsd")]
     Bsd,
+    /// RFC 5681, 6298, 6582, 6675, 3042, 3168 in byte mode.
+    #[serde(rename = "rfc")]
+    Rfc,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -231,6 +234,7 @@ pub enum TahoeResumeName {
 pub enum RenoFlavourName {
     Ns2,
     Bsd,
+    Rfc5681,
 }
 
 /// TCP switches. Every field is optional: unset fields take the profile's value
