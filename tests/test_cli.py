@@ -83,3 +83,21 @@ def test_committed_json_schema_is_current(cli, root):
     assert (root / "schema" / "scenario.schema.json").read_text() == done.stdout, (
         "regenerate with: congsim schema --out schema/scenario.schema.json"
     )
+
+
+def test_plot_sequence_draws_the_time_sequence_figure(cli, root, tmp_path):
+    scenario = (root / "scenarios" / "fall-floyd.toml").read_text()
+    traced = scenario + '\n[metrics]\nsequence_trace = true\n\n[[drops]]\nfrom = "r"\nto = "b"\nflow = "f"\npacket = 14\n'
+    (tmp_path / "traced.toml").write_text(traced)
+    done = run_congsim("run", tmp_path / "traced.toml", "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    done = run_congsim("plot-sequence", tmp_path / "out", "--flow", "f")
+    assert done.returncode == 0, done.stderr
+    svg = (tmp_path / "out" / "sequence-f.svg").read_text()
+    assert "time-sequence of f" in svg and "retransmit" in svg and "drop" in svg
+
+    done = run_congsim("plot-sequence", tmp_path / "out", "--flow", "g")
+    assert (done.returncode, done.stderr) == (2, "error: flow 'g' is not in the trace; flows are: f\n")
+    done = run_congsim("plot-sequence", tmp_path, "--flow", "f")
+    assert done.returncode == 2
+    assert "no time-sequence trace; run a scenario with [metrics] sequence_trace = true" in done.stderr

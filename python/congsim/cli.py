@@ -213,6 +213,24 @@ def report(
     typer.echo(f"wrote {path}")
 
 
+@app.command("plot-sequence")
+def plot_sequence(
+    directory: Annotated[Path, typer.Argument(help="A folder written by congsim run --out.")],
+    flow: Annotated[str, typer.Option(help="The flow to draw.")],
+    out: Annotated[Path | None, typer.Option(help="The figure (.svg, .png, .pdf; default DIR/sequence-FLOW.svg).")] = None,
+) -> None:
+    """Draw the classic time-sequence figure of one flow from a run's sequence trace."""
+    from congsim.report import write_sequence_figure
+
+    try:
+        path = write_sequence_figure(directory, flow, out)
+    except (FileNotFoundError, KeyError) as e:
+        _fail(str(e).strip("'\""))
+    except (OSError, ValueError) as e:
+        _fail(f"{out or directory}: cannot write the figure: {e}")
+    typer.echo(f"wrote {path}")
+
+
 @app.command()
 def validate(file: Annotated[Path, typer.Argument(help="Scenario file (TOML).")]) -> None:
     """Check a scenario file; report the first problem with its field path."""

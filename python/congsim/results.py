@@ -10,12 +10,13 @@ if TYPE_CHECKING:
 
 #: Tables every run produces, then those produced on request.
 ALWAYS = ("flows", "links", "summary")
-OPTIONAL = ("flow_series", "link_series", "tcp_events")
+OPTIONAL = ("flow_series", "link_series", "tcp_events", "sequence")
 
 
 class Results:
     """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
-    `[metrics]`, `flow_series`, `link_series` and `tcp_events`."""
+    `[metrics]`, `flow_series`, `link_series`, `tcp_events` and `sequence` (the time-sequence
+    trace)."""
 
     def __init__(self, tables: dict[str, Any]) -> None:
         tables = dict(tables)
@@ -60,6 +61,10 @@ class Results:
     @property
     def tcp_events(self) -> pd.DataFrame:
         return self.table("tcp_events")
+
+    @property
+    def sequence(self) -> pd.DataFrame:
+        return self.table("sequence")
 
     def write(self, directory: str | Path) -> list[Path]:
         """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its

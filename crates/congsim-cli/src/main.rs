@@ -97,6 +97,7 @@ fn main() -> ExitCode {
                         ("flow_series", result.flow_series.as_ref()),
                         ("link_series", result.link_series.as_ref()),
                         ("tcp_events", result.tcp_events.as_ref()),
+                        ("sequence", result.sequence.as_ref()),
                     ],
                 )
                 .and_then(|()| write_captures(&dir, &result.captures)),

@@ -104,6 +104,7 @@ fn run<'py>(
         ("flow_series", &result.flow_series),
         ("link_series", &result.link_series),
         ("tcp_events", &result.tcp_events),
+        ("sequence", &result.sequence),
     ] {
         if let Some(t) = table {
             out.set_item(name, table_to_dict(py, t)?)?;

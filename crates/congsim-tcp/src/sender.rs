@@ -257,6 +257,11 @@ impl TcpSender {
     pub fn in_fast_recovery(&self) -> bool {
         self.in_fast_recovery
     }
+    /// The SACK sender's estimate of segments in flight during recovery (`None` outside
+    /// recovery and for the other variants, which keep no such estimate).
+    pub fn pipe(&self) -> Option<i64> {
+        (self.cfg.variant == Variant::Sack && self.in_fast_recovery).then_some(self.sack.pipe)
+    }
     /// Starts recording congestion events.
     pub fn enable_trace(&mut self) {
         self.trace.get_or_insert_with(Vec::new);

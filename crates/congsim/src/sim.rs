@@ -15,12 +15,12 @@ use crate::scenario::Scenario;
 use crate::table::{Column, Table};
 use congsim_core::rng::StreamFactory;
 use congsim_core::time::{SimDuration, SimTime};
-use congsim_core::wire::Packet;
+use congsim_core::wire::{Packet, TcpHeader};
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::DropTail;
 use congsim_ip::{Link, LinkStats, Offer, Qdisc};
-use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};
+use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
 
 /// The 4.3BSD fast timer (delayed ACKs) period.
 const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
@@ -73,6 +73,53 @@ struct Series {
     queue_packets: Vec<u64>,
 }
 
+/// The time-sequence trace, column by column.
+#[derive(Default)]
+struct SequenceTrace {
+    time_s: Vec<f64>,
+    flow: Vec<FlowId>,
+    event: Vec<&'static str>,
+    seq: Vec<u64>,
+    ack: Vec<u64>,
+    sack: Vec<String>,
+    cwnd: Vec<f64>,
+    ssthresh: Vec<f64>,
+    pipe: Vec<f64>,
+}
+
+impl SequenceTrace {
+    /// One row; `seq` and `ack` in the connection's wire units (packets or bytes).
+    fn record(
+        &mut self,
+        now: SimTime,
+        f: FlowId,
+        event: &'static str,
+        header: &TcpHeader,
+        sender: &TcpSender,
+    ) {
+        self.time_s.push(now.as_secs_f64());
+        self.flow.push(f);
+        self.event.push(event);
+        self.seq.push(header.seq);
+        self.ack.push(header.ack);
+        let unit = match sender.config().seq_mode {
+            SeqMode::Packets => 1,
+            SeqMode::Bytes => u64::from(sender.config().mss),
+        };
+        let ack_segment = header.ack.div_ceil(unit);
+        let blocks: Vec<String> = header
+            .sack
+            .ranges(ack_segment)
+            .map(|(l, r)| format!("{}-{}", l * unit, r * unit))
+            .collect();
+        self.sack.push(blocks.join(" "));
+        self.cwnd.push(sender.cwnd_segments());
+        self.ssthresh.push(sender.ssthresh_segments());
+        self.pipe
+            .push(sender.pipe().map_or(f64::NAN, |p| p as f64));
+    }
+}
+
 /// Everything a run produces. Tables are deterministic functions of (scenario, replication).
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -84,6 +131,8 @@ pub struct RunResult {
     pub link_series: Option<Table>,
     /// Congestion events per flow (when `metrics.tcp_events` is on).
     pub tcp_events: Option<Table>,
+    /// The time-sequence trace (when `metrics.sequence_trace` is on).
+    pub sequence: Option<Table>,
     /// Packet captures: `(file name, pcap bytes)`.
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
@@ -106,6 +155,7 @@ struct Simulation<'a> {
     slow_clocks: Vec<(SimDuration, Vec<FlowId>)>,
     fast_tick_flows: Vec<FlowId>,
     series: Option<Series>,
+    sequence: Option<SequenceTrace>,
     segments: Vec<Segment>,
     acks: Vec<Segment>,
 }
@@ -220,6 +270,7 @@ impl<'a> Simulation<'a> {
             slow_clocks,
             fast_tick_flows,
             series: scenario.series_interval.map(|_| Series::default()),
+            sequence: scenario.sequence_trace.then(SequenceTrace::default),
             segments: Vec::new(),
             acks: Vec::new(),
         }
@@ -366,7 +417,14 @@ impl<'a> Simulation<'a> {
                 Offer::StartedTx { tx_done_at } => {
                     self.queue.schedule(tx_done_at, Event::TxDone(link))
                 }
-                Offer::Queued | Offer::Dropped { .. } => {}
+                Offer::Queued => {}
+                Offer::Dropped { .. } => {
+                    if let (Some(trace), Some(header)) = (&mut self.sequence, pkt.tcp()) {
+                        let event = if header.is_data { "drop" } else { "ack_drop" };
+                        let sender = &self.flows[pkt.flow.index()].sender;
+                        trace.record(now, pkt.flow, event, header, sender);
+                    }
+                }
             }
             return;
         }
@@ -403,6 +461,9 @@ impl<'a> Simulation<'a> {
             self.flush_receiver(now, f);
         } else {
             self.flows[f.index()].sender.on_ack(now, &header);
+            if let Some(trace) = &mut self.sequence {
+                trace.record(now, f, "ack", &header, &self.flows[f.index()].sender);
+            }
             self.flush_sender(now, f);
         }
     }
@@ -420,6 +481,14 @@ impl<'a> Simulation<'a> {
         }
         for i in 0..self.segments.len() {
             let seg = self.segments[i];
+            if let Some(trace) = &mut self.sequence {
+                let event = if seg.retransmission {
+                    "retransmit"
+                } else {
+                    "send"
+                };
+                trace.record(now, f, event, &seg.header, &self.flows[f.index()].sender);
+            }
             let mut pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, seg.header);
             pkt.ecn.ect = seg.ect;
             self.forward(now, src, pkt);
@@ -510,7 +579,7 @@ impl<'a> Simulation<'a> {
         writer.into_bytes()
     }
 
-    fn results(self, replication: u32) -> RunResult {
+    fn results(mut self, replication: u32) -> RunResult {
         let s = self.scenario;
         let end = SimTime::ZERO + s.duration;
         let captures: Vec<(String, Vec<u8>)> = s
@@ -839,9 +908,35 @@ impl<'a> Simulation<'a> {
             );
             t
         });
+        let sequence = self.sequence.take().map(|trace| {
+            let mut t = Table::default();
+            t.push("time_s", Column::F64(trace.time_s));
+            t.push(
+                "flow",
+                Column::Str(
+                    trace
+                        .flow
+                        .iter()
+                        .map(|f| s.flows[f.index()].name.clone())
+                        .collect(),
+                ),
+            );
+            t.push(
+                "event",
+                Column::Str(trace.event.iter().map(|e| e.to_string()).collect()),
+            );
+            t.push("seq", Column::U64(trace.seq));
+            t.push("ack", Column::U64(trace.ack));
+            t.push("sack", Column::Str(trace.sack));
+            t.push("cwnd", Column::F64(trace.cwnd));
+            t.push("ssthresh", Column::F64(trace.ssthresh));
+            t.push("pipe", Column::F64(trace.pipe));
+            t
+        });
         RunResult {
             flows,
             tcp_events,
+            sequence,
             captures,
             links,
             summary,

@@ -15,6 +15,7 @@ fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
         "summary" => &r.summary,
         "links" => &r.links,
         "tcp_events" => r.tcp_events.as_ref().expect("tcp_events on"),
+        "sequence" => r.sequence.as_ref().expect("sequence_trace on"),
         _ => unreachable!(),
     };
     match t.column(name) {
@@ -25,7 +26,11 @@ fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
 }
 
 fn str_col(r: &RunResult, name: &str) -> Vec<String> {
-    match r.tcp_events.as_ref().and_then(|t| t.column(name)) {
+    str_col_of(r.tcp_events.as_ref(), name)
+}
+
+fn str_col_of(t: Option<&congsim::table::Table>, name: &str) -> Vec<String> {
+    match t.and_then(|t| t.column(name)) {
         Some(Column::Str(v)) => v.clone(),
         other => panic!("no string column {name}: {other:?}"),
     }
@@ -521,6 +526,47 @@ fn scripted_marks_drive_ecn_and_bcn_end_to_end() {
         retx >= 3,
         "not ECN-capable: the marks drop, {retx} retransmissions"
     );
+}
+
+/// The time-sequence trace accounts for every transmission, ACK and drop, and carries the
+/// SACK blocks the sender saw.
+#[test]
+fn sequence_trace_accounts_for_every_packet() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/fall-floyd.toml"
+    );
+    let text = std::fs::read_to_string(path).expect("scenario file");
+    let drops: Vec<serde_json::Value> = [14, 16]
+        .iter()
+        .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": k}))
+        .collect();
+    let overrides = [
+        ("tcp.variant".to_string(), serde_json::json!("sack")),
+        ("drops".to_string(), serde_json::Value::Array(drops)),
+        ("metrics.sequence_trace".to_string(), serde_json::json!(true)),
+    ];
+    let scenario = from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
+    let r = run(&scenario, 0);
+    let events = str_col_of(r.sequence.as_ref(), "event");
+    let count = |e: &str| events.iter().filter(|x| *x == e).count() as f64;
+    let flow = |name: &str| f64_col(&r, "flows", name)[0];
+    assert_eq!(count("send") + count("retransmit"), flow("data_pkts_sent"));
+    assert_eq!(count("retransmit"), flow("retx_pkts"));
+    assert_eq!(count("ack"), flow("acks_rcvd"));
+    assert_eq!(count("drop"), 2.0);
+    let seq = f64_col(&r, "sequence", "seq");
+    let dropped: Vec<f64> = events
+        .iter()
+        .zip(&seq)
+        .filter(|(e, _)| *e == "drop")
+        .map(|(_, &s)| s)
+        .collect();
+    assert_eq!(dropped, [13.0, 15.0], "packets 14 and 16 (numbered from 0)");
+    let sack = str_col_of(r.sequence.as_ref(), "sack");
+    assert!(sack.iter().any(|b| b == "16-17 14-15"), "blocks most recent first");
+    let pipe = f64_col(&r, "sequence", "pipe");
+    assert!(pipe.iter().any(|p| p.is_finite()) && pipe.iter().any(|p| p.is_nan()));
 }
 
 /// RFC 3042's case: with cwnd capped at 3 packets, one loss leaves only two duplicate ACKs.

@@ -129,6 +129,66 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
     return figures
 
 
+def sequence_figure(trace: pd.DataFrame, flow: str) -> Figure:
+    """The classic time-sequence figure of one flow from a `sequence` table: segments sent
+    (dots), retransmitted (crosses) and dropped (rings), the cumulative ACK (steps) with its SACK
+    blocks (bars); below, cwnd, ssthresh and (SACK) pipe at every event."""
+    rows = trace[trace["flow"] == flow]
+    if rows.empty:
+        raise KeyError(f"flow {flow!r} is not in the trace; flows are: {', '.join(sorted(set(trace['flow'])))}")
+    fig = _new_figure()
+    seq_ax, win_ax = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1])
+    marks = {"send": ("k", "."), "retransmit": ("tab:red", "x"), "drop": ("tab:red", "o")}
+    for event, (colour, marker) in marks.items():
+        part = rows[rows["event"] == event]
+        if part.empty:
+            continue
+        if event == "drop":
+            seq_ax.scatter(part["time_s"], part["seq"], s=30, facecolors="none", edgecolors=colour, label=event)
+        else:
+            seq_ax.scatter(part["time_s"], part["seq"], s=12, color=colour, marker=marker, label=event)
+    acks = rows[rows["event"] == "ack"]
+    if not acks.empty:
+        seq_ax.step(acks["time_s"], acks["ack"], where="post", color="tab:blue", linewidth=0.8, label="ack")
+        sacked = acks[acks["sack"] != ""]
+        for t, blocks in zip(sacked["time_s"], sacked["sack"]):
+            for block in blocks.split():
+                left, right = (float(v) for v in block.split("-"))
+                seq_ax.vlines(t, left, right, color="tab:green", linewidth=1.5)
+        if not sacked.empty:
+            seq_ax.plot([], [], color="tab:green", label="SACK")
+        win_ax.plot(acks["time_s"], acks["cwnd"], label="cwnd")
+        win_ax.plot(acks["time_s"], acks["ssthresh"], label="ssthresh", linestyle="--")
+        if acks["pipe"].notna().any():
+            win_ax.plot(acks["time_s"], acks["pipe"], label="pipe", linestyle=":")
+    seq_ax.set_ylabel("sequence number")
+    seq_ax.set_title(f"time-sequence of {flow}")
+    seq_ax.legend(loc="upper left", fontsize=7)
+    win_ax.set_xlabel("time (s)")
+    win_ax.set_ylabel("segments")
+    win_ax.legend(loc="upper left", fontsize=7)
+    return fig
+
+
+def write_sequence_figure(directory: str | Path, flow: str, output: str | Path | None = None) -> Path:
+    """Draws `sequence_figure` from `DIR/sequence.parquet` (written by `congsim run --out DIR`
+    with `metrics.sequence_trace`); SVG, PNG or PDF by the output's suffix."""
+    import pandas as pd
+
+    source = Path(directory) / "sequence.parquet"
+    if not source.exists():
+        raise FileNotFoundError(
+            f"{source}: no time-sequence trace; run a scenario with [metrics] sequence_trace = true"
+        )
+    out = Path(output) if output is not None else Path(directory) / f"sequence-{flow}.svg"
+    import matplotlib
+
+    with matplotlib.rc_context(STYLE):
+        fig = sequence_figure(pd.read_parquet(source), flow)
+        fig.savefig(out)
+    return out
+
+
 def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
     columns = [*axes, "metric", "reference", "mean", "ci_low", "ci_high", "band_low", "band_high", "verdict"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)

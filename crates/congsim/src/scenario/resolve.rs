@@ -92,6 +92,7 @@ pub struct Scenario {
     pub hop_fusion: bool,
     pub captures: Vec<ResolvedCapture>,
     pub tcp_events: bool,
+    pub sequence_trace: bool,
     /// The file as parsed, for echoing the configuration next to results.
     pub source: ScenarioFile,
 }
@@ -462,6 +463,7 @@ impl Scenario {
             efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
             series_interval,
             tcp_events: file.metrics.tcp_events,
+            sequence_trace: file.metrics.sequence_trace,
             source: file,
         })
     }

@@ -360,6 +360,10 @@ pub struct MetricsSpec {
     /// Record every fast retransmit, timeout and end of fast recovery with cwnd and ssthresh.
     #[serde(default)]
     pub tcp_events: bool,
+    /// Record every data segment sent or resent, every ACK received (with its SACK blocks) and
+    /// every TCP packet dropped, with cwnd, ssthresh and pipe: the time-sequence trace.
+    #[serde(default)]
+    pub sequence_trace: bool,
 }
 
 /// Drop (or mark) the `packet`-th (1-based) data packet of `flow` arriving at the link
