@@ -87,7 +87,10 @@ def test_committed_json_schema_is_current(cli, root):
 
 def test_plot_sequence_draws_the_time_sequence_figure(cli, root, tmp_path):
     scenario = (root / "scenarios" / "fall-floyd.toml").read_text()
-    traced = scenario + '\n[metrics]\nsequence_trace = true\n\n[[drops]]\nfrom = "r"\nto = "b"\nflow = "f"\npacket = 14\n'
+    traced = (
+        scenario
+        + '\n[metrics]\nsequence_trace = true\n\n[[drops]]\nfrom = "r"\nto = "b"\nflow = "f"\npacket = 14\n'
+    )
     (tmp_path / "traced.toml").write_text(traced)
     done = run_congsim("run", tmp_path / "traced.toml", "--out", tmp_path / "out")
     assert done.returncode == 0, done.stderr

@@ -217,7 +217,9 @@ def report(
 def plot_sequence(
     directory: Annotated[Path, typer.Argument(help="A folder written by congsim run --out.")],
     flow: Annotated[str, typer.Option(help="The flow to draw.")],
-    out: Annotated[Path | None, typer.Option(help="The figure (.svg, .png, .pdf; default DIR/sequence-FLOW.svg).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="The figure (.svg, .png, .pdf; default DIR/sequence-FLOW.svg).")
+    ] = None,
 ) -> None:
     """Draw the classic time-sequence figure of one flow from a run's sequence trace."""
     from congsim.report import write_sequence_figure

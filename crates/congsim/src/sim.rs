@@ -115,8 +115,7 @@ impl SequenceTrace {
         self.sack.push(blocks.join(" "));
         self.cwnd.push(sender.cwnd_segments());
         self.ssthresh.push(sender.ssthresh_segments());
-        self.pipe
-            .push(sender.pipe().map_or(f64::NAN, |p| p as f64));
+        self.pipe.push(sender.pipe().map_or(f64::NAN, |p| p as f64));
     }
 }
 

@@ -544,7 +544,10 @@ fn sequence_trace_accounts_for_every_packet() {
     let overrides = [
         ("tcp.variant".to_string(), serde_json::json!("sack")),
         ("drops".to_string(), serde_json::Value::Array(drops)),
-        ("metrics.sequence_trace".to_string(), serde_json::json!(true)),
+        (
+            "metrics.sequence_trace".to_string(),
+            serde_json::json!(true),
+        ),
     ];
     let scenario = from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
     let r = run(&scenario, 0);
@@ -564,7 +567,10 @@ fn sequence_trace_accounts_for_every_packet() {
         .collect();
     assert_eq!(dropped, [13.0, 15.0], "packets 14 and 16 (numbered from 0)");
     let sack = str_col_of(r.sequence.as_ref(), "sack");
-    assert!(sack.iter().any(|b| b == "16-17 14-15"), "blocks most recent first");
+    assert!(
+        sack.iter().any(|b| b == "16-17 14-15"),
+        "blocks most recent first"
+    );
     let pipe = f64_col(&r, "sequence", "pipe");
     assert!(pipe.iter().any(|p| p.is_finite()) && pipe.iter().any(|p| p.is_nan()));
 }

@@ -135,7 +135,9 @@ def sequence_figure(trace: pd.DataFrame, flow: str) -> Figure:
     blocks (bars); below, cwnd, ssthresh and (SACK) pipe at every event."""
     rows = trace[trace["flow"] == flow]
     if rows.empty:
-        raise KeyError(f"flow {flow!r} is not in the trace; flows are: {', '.join(sorted(set(trace['flow'])))}")
+        raise KeyError(
+            f"flow {flow!r} is not in the trace; flows are: {', '.join(sorted(set(trace['flow'])))}"
+        )
     fig = _new_figure()
     seq_ax, win_ax = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1])
     marks = {"send": ("k", "."), "retransmit": ("tab:red", "x"), "drop": ("tab:red", "o")}
@@ -144,14 +146,16 @@ def sequence_figure(trace: pd.DataFrame, flow: str) -> Figure:
         if part.empty:
             continue
         if event == "drop":
-            seq_ax.scatter(part["time_s"], part["seq"], s=30, facecolors="none", edgecolors=colour, label=event)
+            seq_ax.scatter(
+                part["time_s"], part["seq"], s=30, facecolors="none", edgecolors=colour, label=event
+            )
         else:
             seq_ax.scatter(part["time_s"], part["seq"], s=12, color=colour, marker=marker, label=event)
     acks = rows[rows["event"] == "ack"]
     if not acks.empty:
         seq_ax.step(acks["time_s"], acks["ack"], where="post", color="tab:blue", linewidth=0.8, label="ack")
         sacked = acks[acks["sack"] != ""]
-        for t, blocks in zip(sacked["time_s"], sacked["sack"]):
+        for t, blocks in zip(sacked["time_s"], sacked["sack"], strict=True):
             for block in blocks.split():
                 left, right = (float(v) for v in block.split("-"))
                 seq_ax.vlines(t, left, right, color="tab:green", linewidth=1.5)
