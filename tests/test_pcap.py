@@ -88,3 +88,19 @@ def test_capture_of_an_unknown_link_is_reported():
         congsim.ScenarioError, match=r'captures\[0\]\.links\[0\]: unknown link "a->b"; links are: a->r'
     ):
         congsim.loads(bad)
+
+
+def test_tshark_reads_the_sack_blocks(tmp_path):
+    tshark = shutil.which("tshark")
+    if tshark is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install tshark (see .ci/run)")
+        pytest.skip("tshark is not installed")
+    text = SCENARIO.replace("{profile}", "ns2_2002").replace("window = 40", 'window = 40\nvariant = "sack"')
+    results = congsim.run(congsim.loads(text + "[metrics]\nsequence_trace = true\n"))
+    results.write(tmp_path)
+    acks = results.sequence[results.sequence["event"] == "ack"]
+    with_blocks = int((acks["sack"] != "").sum())
+    assert with_blocks > 100, "the check needs SACK blocks"
+    pcap = str(tmp_path / "sender.pcap")
+    assert tshark_count(tshark, pcap, "tcp.options.sack_le && tcp.checksum.status == 1") == with_blocks

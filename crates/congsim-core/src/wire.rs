@@ -29,7 +29,7 @@ pub struct TcpFlags {
 /// it, so `(0, 0)` marks an unused slot). Segment offsets keep the header small enough for a
 /// packet to stay in one cache line; they limit a SACK flow to windows of 65535 segments, which
 /// scenario validation enforces. RFC 2018 allows 4 blocks, 3 alongside timestamps; ns-2
-/// defaults to 3 (`maxSackBlocks_`), which is the capacity here.
+/// defaults to 3 (`maxSackBlocks_`), which is the capacity here (deviations D6, D7).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     offsets: [(u16, u16); 3],

@@ -124,7 +124,7 @@ pub struct SenderConfig {
     pub ns2_bugfix_ss: bool,
     pub sack_sender: SackSender,
     /// ns-2 Sack1 before August 2000 (`oldCode_`): `pipe = int(cwnd) − dupthresh` at the fast
-    /// retransmit instead of `outstanding − dupthresh`.
+    /// retransmit instead of `outstanding − dupthresh` (deviation D8).
     pub sack1_pipe_from_cwnd: bool,
     /// ns-2 Sack1 since July 2000: a duplicate ACK counts only if it carries new SACK
     /// information.
@@ -193,7 +193,7 @@ pub enum CongestionEcho {
     /// RFC 3168: ECE on every ACK from a CE arrival until a segment with CWR arrives.
     UntilCwr,
     /// BCN: ECE on the ACK of each CE segment only (with delayed ACKs, of either held one),
-    /// so that a sender reacting per marked ACK reacts once per marked packet.
+    /// so that a sender reacting per marked ACK reacts once per marked packet (deviation D13).
     PerPacket,
 }
 
@@ -383,6 +383,7 @@ impl Profile {
                 },
                 timer_mode: TimerMode::Tick,
                 tick: SimDuration::from_millis(500),
+                // Floor of 2 ticks, initial RTO doubled by back-off (deviations D1, D2).
                 rto_bounds: RtoBounds::Bsd {
                     min_ticks: 2,
                     max_ticks: 128,
@@ -408,6 +409,7 @@ impl Profile {
                 newreno_impatient: true,
                 timer_mode: TimerMode::Exact,
                 //= RFC 6298: RTO = SRTT + max(G, 4·RTTVAR), at least 1 s, initially 1 s
+                // (through the ns-2 integer estimator: deviation D12)
                 tick: SimDuration::from_millis(1),
                 initial_rto: SimDuration::from_secs(1),
                 rto_bounds: RtoBounds::Ns2 {

@@ -20,7 +20,7 @@ pub(crate) fn on_echo(s: &mut TcpSender, now: SimTime, ack_seg: u64) {
             s.recover = s.maxseq();
             s.last_cwnd_action = CwndAction::Ecn;
             // At a window of one segment the cut cannot shrink it: back the timer off instead
-            // (ns-2 `ecn_backoff_`: from the second such response on).
+            // (ns-2 `ecn_backoff_`: from the second such response on; deviation D9).
             if s.window.cwnd_segments() <= 1.0 {
                 if s.ecn_backoff {
                     s.rtt.back_off();

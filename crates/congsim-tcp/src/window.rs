@@ -187,7 +187,7 @@ impl CongestionWindow {
         }
     }
 
-    /// `cwnd = n` segments.
+    /// `cwnd = n` segments, at least one (deviation D3).
     pub fn set_segments(&mut self, n: f64) {
         match self {
             Self::Packets { cwnd, .. } => *cwnd = n.max(1.0),

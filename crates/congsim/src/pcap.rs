@@ -32,6 +32,25 @@ pub struct FlowWire {
 }
 
 impl FlowWire {
+    /// The SACK option of an ACK (two NOPs, kind 5, length, the blocks' byte edges), empty
+    /// without blocks.
+    fn sack_option(&self, tcp: &TcpHeader) -> Vec<u8> {
+        if tcp.is_data || tcp.sack.is_empty() {
+            return Vec::new();
+        }
+        let unit = match self.seq_mode {
+            SeqMode::Packets => 1,
+            SeqMode::Bytes => u64::from(self.mss),
+        };
+        let ack_segment = tcp.ack.div_ceil(unit);
+        let mut option = vec![1, 1, 5, (2 + 8 * tcp.sack.len()) as u8];
+        for (left, right) in tcp.sack.ranges(ack_segment) {
+            option.extend_from_slice(&self.seq_bytes(left * unit).to_be_bytes());
+            option.extend_from_slice(&self.seq_bytes(right * unit).to_be_bytes());
+        }
+        option
+    }
+
     /// Byte offset where segment `seg` starts (packet mode) or `seq` itself (byte mode).
     fn seq_bytes(&self, seq: u64) -> u32 {
         let bytes = match self.seq_mode {
@@ -102,7 +121,7 @@ impl PcapWriter {
         let Some(tcp) = pkt.tcp() else { return };
         let packet = self.ip_tcp(pkt, tcp, flow);
         let captured = if self.headers_only {
-            IP_HEADER + TCP_HEADER
+            packet.len() - tcp.payload_bytes as usize
         } else {
             packet.len()
         };
@@ -118,10 +137,13 @@ impl PcapWriter {
         self.bytes.extend_from_slice(&packet[..captured]);
     }
 
-    /// The IPv4 packet: header, TCP header, zero payload.
+    /// The IPv4 packet: header, TCP header (with the SACK option of an ACK that has blocks),
+    /// zero payload.
     fn ip_tcp(&mut self, pkt: &Packet, tcp: &TcpHeader, flow: &FlowWire) -> Vec<u8> {
         let payload = tcp.payload_bytes as usize;
-        let total = IP_HEADER + TCP_HEADER + payload;
+        let option = flow.sack_option(tcp);
+        let tcp_header = TCP_HEADER + option.len();
+        let total = IP_HEADER + tcp_header + payload;
         let (src, dst) = if tcp.is_data {
             (flow.src, flow.dst)
         } else {
@@ -164,7 +186,7 @@ impl PcapWriter {
         };
         t[4..8].copy_from_slice(&seq.to_be_bytes());
         t[8..12].copy_from_slice(&ack.to_be_bytes());
-        t[12] = (TCP_HEADER as u8 / 4) << 4;
+        t[12] = (tcp_header as u8 / 4) << 4;
         t[13] = flags | if tcp.flags.ece { 0x40 } else { 0 } | if tcp.flags.cwr { 0x80 } else { 0 };
         // The receive window is not modelled in packet mode: advertise the largest.
         let window = if tcp.window_bytes == 0 {
@@ -173,11 +195,12 @@ impl PcapWriter {
             tcp.window_bytes.min(65_535)
         };
         t[14..16].copy_from_slice(&(window as u16).to_be_bytes());
+        t[TCP_HEADER..tcp_header].copy_from_slice(&option);
         let mut pseudo = [0u8; 12];
         pseudo[..4].copy_from_slice(&src_ip);
         pseudo[4..8].copy_from_slice(&dst_ip);
         pseudo[9] = 6;
-        pseudo[10..12].copy_from_slice(&((TCP_HEADER + payload) as u16).to_be_bytes());
+        pseudo[10..12].copy_from_slice(&((tcp_header + payload) as u16).to_be_bytes());
         let tcp_sum = checksum(&[&pseudo, &p[IP_HEADER..]]);
         p[IP_HEADER + 16..IP_HEADER + 18].copy_from_slice(&tcp_sum.to_be_bytes());
         p

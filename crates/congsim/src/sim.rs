@@ -198,6 +198,7 @@ impl<'a> Simulation<'a> {
             .map(|(i, f)| {
                 let id = FlowId(i as u32);
                 let tick = f.sender.tick;
+                // The ns-2 tick-clock phase, from the flow's own stream (deviation D5).
                 let boot_phase = if f.random_boot_phase {
                     let mut rng = streams.stream(&format!("tcp/{}/boot_phase", f.name));
                     SimDuration::from_ps(rng.below(tick.as_ps()))

@@ -213,7 +213,7 @@ pub(super) fn send_loop(s: &mut TcpSender, now: SimTime, burst: u32) {
 }
 
 /// Before the common timeout action: recovery ends, RecoveryPoint moves to everything sent,
-/// and the scoreboard is kept.
+/// and the scoreboard is kept (deviation D10).
 pub(super) fn on_timeout(s: &mut TcpSender) {
     s.recovery_point = Some(s.snd_max);
     s.limited_transmit_outstanding = 0;
