@@ -129,6 +129,9 @@ pub struct SenderConfig {
     /// ns-2 Sack1 since July 2000: a duplicate ACK counts only if it carries new SACK
     /// information.
     pub sack1_dupack_needs_new_info: bool,
+    /// RFC 6675/3517 senders forget the scoreboard at a timeout, as RFC 2018 says (off: keep
+    /// it, RFC 6675 §5.1; ns-2 Sack1 always clears).
+    pub sack_clear_on_rto: bool,
     /// ns-2 `exitFastRetrans_` (ns-2.35): no window inflation after a declined fast retransmit.
     pub exit_fast_retrans: bool,
     pub tahoe_resume: TahoeResume,
@@ -193,7 +196,7 @@ pub enum CongestionEcho {
     /// RFC 3168: ECE on every ACK from a CE arrival until a segment with CWR arrives.
     UntilCwr,
     /// BCN: ECE on the ACK of each CE segment only (with delayed ACKs, of either held one),
-    /// so that a sender reacting per marked ACK reacts once per marked packet (deviation D13).
+    /// so that a sender reacting per marked ACK reacts once per marked packet (deviation D12).
     PerPacket,
 }
 
@@ -302,6 +305,7 @@ impl Profile {
             sack_sender: SackSender::Ns2Sack1,
             sack1_pipe_from_cwnd: true,
             sack1_dupack_needs_new_info: false,
+            sack_clear_on_rto: false,
             exit_fast_retrans: false,
             tahoe_resume: TahoeResume::GoBackN,
             reno_flavour: RenoFlavour::Ns2,
@@ -409,7 +413,7 @@ impl Profile {
                 newreno_impatient: true,
                 timer_mode: TimerMode::Exact,
                 //= RFC 6298: RTO = SRTT + max(G, 4·RTTVAR), at least 1 s, initially 1 s
-                // (through the ns-2 integer estimator: deviation D12)
+                // (through the ns-2 integer estimator: deviation D11)
                 tick: SimDuration::from_millis(1),
                 initial_rto: SimDuration::from_secs(1),
                 rto_bounds: RtoBounds::Ns2 {

@@ -358,12 +358,21 @@ impl TcpSender {
     }
 
     pub(crate) fn window_allows(&self, seg: u64) -> bool {
+        self.window_allows_beyond(seg, 0)
+    }
+
+    /// The window admits segment `seg` when `skipped` segments below it (SACKed ones, which
+    /// are not in flight) do not count. The receiver window still counts them.
+    pub(crate) fn window_allows_beyond(&self, seg: u64, skipped: u64) -> bool {
         match self.cfg.seq_mode {
-            SeqMode::Packets => seg < self.snd_una + self.window.usable(self.rwnd, self.dupwnd),
+            SeqMode::Packets => {
+                let cwnd_limit = self.snd_una + self.window.usable(u64::MAX, self.dupwnd) + skipped;
+                seg < cwnd_limit.min(self.snd_una + self.rwnd)
+            }
             SeqMode::Bytes => {
                 let mss = u64::from(self.cfg.mss);
-                let end_byte = seg * mss + u64::from(self.payload_of(seg));
-                end_byte - self.snd_una * mss <= self.window.usable(self.rwnd, 0)
+                let span = seg * mss + u64::from(self.payload_of(seg)) - self.snd_una * mss;
+                span <= self.rwnd && span <= self.window.usable(u64::MAX, 0) + skipped * mss
             }
         }
     }

@@ -7,7 +7,7 @@ use crate::sender::{CwndAction, SendCause, TcpSender, TraceKind};
 use congsim_core::time::SimTime;
 
 /// A new ACK during fast recovery that does not cover `recover` is handled here entirely
-/// (ns-2 `partialnewack_helper`); the duplicate-ACK count is left as it is (deviation D14).
+/// (ns-2 `partialnewack_helper`); the duplicate-ACK count is left as it is (deviation D13).
 /// Returns `false` for any other new ACK.
 pub(super) fn on_partial_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64) -> bool {
     //= ns-2: partial if seqno < recover_ while last_cwnd_action_ == CWND_ACTION_DUPACK

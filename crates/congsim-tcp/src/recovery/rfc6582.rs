@@ -31,7 +31,7 @@ pub(super) fn on_partial_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64) -> b
     true
 }
 
-/// Any other new ACK; in recovery it is the full ACK (RFC 6582 option 2, deviation D11).
+/// Any other new ACK; in recovery it is the full ACK (RFC 6582 option 2, deviation D10).
 pub(super) fn on_full_ack(s: &mut TcpSender) {
     if s.in_fast_recovery {
         s.window.set_ssthresh_plus(0);

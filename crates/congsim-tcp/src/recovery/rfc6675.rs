@@ -190,18 +190,21 @@ fn next_seg(s: &mut TcpSender) -> Option<(u64, SendCause)> {
     None
 }
 
-/// The send loop outside recovery: the ordinary window rule, skipping SACKed segments (after a
-/// timeout the go-back-N resend need not repeat what the receiver holds, RFC 6675 §5.1).
+/// The send loop outside recovery: the ordinary window rule, skipping SACKed segments, which
+/// are not in flight and do not count against cwnd (after a timeout the go-back-N resend need
+/// not repeat what the receiver holds, RFC 6675 §5.1).
 pub(super) fn send_loop(s: &mut TcpSender, now: SimTime, burst: u32) {
     if s.in_fast_recovery {
         send_in_recovery(s, now);
         return;
     }
     let mut sent = 0;
-    while s.snd_nxt < s.end && s.window_allows(s.snd_nxt) {
+    let mut skipped = s.sack.scoreboard.sacked_between(s.snd_una, s.snd_nxt);
+    while s.snd_nxt < s.end && s.window_allows_beyond(s.snd_nxt, skipped) {
         let seg = s.snd_nxt;
         s.snd_nxt += 1;
         if s.sack.scoreboard.is_sacked(seg) {
+            skipped += 1;
             continue;
         }
         s.output(now, seg, SendCause::Window);
@@ -213,8 +216,11 @@ pub(super) fn send_loop(s: &mut TcpSender, now: SimTime, burst: u32) {
 }
 
 /// Before the common timeout action: recovery ends, RecoveryPoint moves to everything sent,
-/// and the scoreboard is kept (deviation D10).
+/// and the scoreboard is kept unless `sack_clear_on_rto`.
 pub(super) fn on_timeout(s: &mut TcpSender) {
+    if s.cfg.sack_clear_on_rto {
+        s.sack.scoreboard.clear();
+    }
     s.recovery_point = Some(s.snd_max);
     s.limited_transmit_outstanding = 0;
     s.sack.high_rxt_end = s.snd_una;
@@ -333,5 +339,30 @@ mod tests {
         // 7 resent; pipe = 7 (retransmitted, lost: 1) + 11..14 (4) = 5 > cwnd: nothing more.
         assert_eq!(sent, [(7, true)]);
         assert_eq!(s.sack.pipe, 5);
+    }
+
+    #[test]
+    fn after_a_timeout_go_back_n_skips_sacked_segments_unless_told_to_forget() {
+        for clear in [false, true] {
+            let mut s = sender_with_7_to_14_out(100);
+            s.cfg.sack_clear_on_rto = clear;
+            hand_built_board(&mut s);
+            let mut out = Vec::new();
+            s.drain_transmit(&mut out);
+            s.on_timeout(SimTime::from_secs(10));
+            out.clear();
+            s.drain_transmit(&mut out);
+            // cwnd 1 after the timeout: the first segment only, then one more per ACK.
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0].header.seq, 7);
+            s.on_ack(SimTime::from_secs(11), &TcpHeader::ack(8, 0));
+            out.clear();
+            s.drain_transmit(&mut out);
+            let resent: Vec<u64> = out.iter().map(|seg| seg.header.seq).collect();
+            // cwnd 2 from 8: 8 and 9; with the board kept 9 is SACKed, skipped, and does not
+            // count against cwnd, so 10 goes instead.
+            let expected: &[u64] = if clear { &[8, 9] } else { &[8, 10] };
+            assert_eq!(resent, expected, "clear = {clear}");
+        }
     }
 }

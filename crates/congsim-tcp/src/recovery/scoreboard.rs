@@ -127,6 +127,13 @@ impl Scoreboard {
         above
     }
 
+    /// SACKed segments in `[from, to)`.
+    pub(crate) fn sacked_between(&self, from: u64, to: u64) -> u64 {
+        (from.max(self.first)..to.min(self.end()))
+            .filter(|&seg| self.is_sacked(seg))
+            .count() as u64
+    }
+
     /// SACKed segments at or above `seg`.
     pub(crate) fn sacked_from(&self, seg: u64) -> u32 {
         let skip = seg.saturating_sub(self.first) as usize;

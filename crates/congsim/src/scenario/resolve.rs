@@ -764,6 +764,15 @@ fn resolve_tcp(
             return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675 or rfc3517"));
         }
     }
+    if let Some((on, path)) = pick!(sack_clear_on_rto) {
+        if variant != Variant::Sack || s.sack_sender == SackSender::Ns2Sack1 {
+            return Err(ctx.err(
+                path,
+                "applies to the rfc6675 and rfc3517 SACK senders (ns2_sack1 always clears)",
+            ));
+        }
+        s.sack_clear_on_rto = on;
+    }
     if let Some((n, path)) = pick!(sack_blocks) {
         if variant != Variant::Sack {
             return Err(ctx.err(path, "applies to variant = \"sack\" only"));

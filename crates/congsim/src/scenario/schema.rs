@@ -290,6 +290,8 @@ pub struct TcpSpec {
     pub sack_sender: Option<SackSenderName>,
     /// SACK blocks per ACK, 1 to 3 (ns-2 `maxSackBlocks_`, default 3).
     pub sack_blocks: Option<u8>,
+    /// RFC 6675/3517: forget the scoreboard at a timeout (RFC 2018), default off.
+    pub sack_clear_on_rto: Option<bool>,
     /// Answer to congestion marks: `off` (not ECN-capable), `ecn` (RFC 3168) or `bcn`.
     pub congestion_marks: Option<CongestionMarksName>,
     /// BCN-TCP multiplicative decrease factor per response (default 0.975).
