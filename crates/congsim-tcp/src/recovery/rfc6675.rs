@@ -67,7 +67,8 @@ pub(super) fn on_ack(
     } else if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
         if rfc6675 {
             pre_recovery_send(s, now);
-        } else {
+        } else if new_sack_info {
+            // RFC 3042 with SACK: only a duplicate with new SACK information releases a segment.
             super::limited_transmit(s, now);
         }
     }
