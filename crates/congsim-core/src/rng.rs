@@ -50,6 +50,13 @@ pub struct RngStream {
     rng: ChaCha8Rng,
 }
 
+impl std::fmt::Debug for RngStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The generator state is not worth printing.
+        f.write_str("RngStream")
+    }
+}
+
 impl RngStream {
     pub fn next_u64(&mut self) -> u64 {
         self.rng.next_u64()

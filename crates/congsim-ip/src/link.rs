@@ -20,7 +20,7 @@
 //! comes from one upstream link, in that link's pipe order, so that no other offer can fall in
 //! between; the facade uses it to fuse hops (see `congsim::sim`).
 
-use crate::qdisc::{Enqueued, Qdisc, QueueLimit};
+use crate::qdisc::{Enqueued, Qdisc};
 use congsim_core::FlowId;
 use congsim_core::rng::RngStream;
 use congsim_core::time::{SimDuration, SimTime};
@@ -31,10 +31,14 @@ use std::collections::{BTreeMap, VecDeque};
 /// Why a packet was dropped at a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DropReason {
-    /// The queue was full.
+    /// The queue was full (tail drop).
     Overflow,
-    /// A scripted drop ("the k-th data packet of flow f"), for tests.
+    /// RED's probabilistic early drop.
+    Early,
+    /// RED's forced drop: the average above `max_th` (`2·max_th` when gentle).
     Forced,
+    /// A scripted drop ("the k-th data packet of flow f"), for tests.
+    Scripted,
     /// Random loss configured on the link.
     RandomLoss,
 }
@@ -72,9 +76,13 @@ pub struct LinkStats {
     pub departures: u64,
     pub bytes_departed: u64,
     pub drops_overflow: u64,
+    /// RED early drops.
+    pub drops_early: u64,
+    /// RED forced drops.
     pub drops_forced: u64,
+    pub drops_scripted: u64,
     pub drops_random: u64,
-    /// Packets whose CE bit this link set.
+    /// Packets whose CE bit this link set (scripted marks; [`Link::stats_at`] adds RED's).
     pub marks: u64,
     /// Largest number of packets waiting (the one in service excluded).
     pub max_queue_packets: u64,
@@ -87,7 +95,11 @@ pub struct LinkStats {
 
 impl LinkStats {
     pub fn drops_total(&self) -> u64 {
-        self.drops_overflow + self.drops_forced + self.drops_random
+        self.drops_overflow
+            + self.drops_early
+            + self.drops_forced
+            + self.drops_scripted
+            + self.drops_random
     }
 }
 
@@ -180,6 +192,10 @@ pub struct Link {
     fifo: Option<FifoQueue>,
     /// Scheduled path: the packet being transmitted.
     in_service: Option<Packet>,
+    /// Scheduled path: when the packet in service started, if it had waited in the queue.
+    /// An arrival at that same instant still counts it as waiting, whatever the order the two
+    /// events were taken in, which is the fast path's convention (see `FifoQueue::advance`).
+    in_service_left_queue_at: Option<SimTime>,
     /// Scheduled path: when each waiting packet was enqueued (for the queue area).
     enqueued_at: VecDeque<SimTime>,
     pipe: VecDeque<InFlight>,
@@ -193,7 +209,7 @@ pub struct Link {
 
 impl Link {
     pub fn new(config: LinkConfig) -> Self {
-        let fifo = (config.fifo_fast_path && config.qdisc.fifo_admission().is_some())
+        let fifo = (config.fifo_fast_path && config.qdisc.is_fifo_admission_only())
             .then(FifoQueue::default);
         Self {
             rate: config.rate,
@@ -202,6 +218,7 @@ impl Link {
             qdisc: config.qdisc,
             fifo,
             in_service: None,
+            in_service_left_queue_at: None,
             enqueued_at: VecDeque::new(),
             pipe: VecDeque::new(),
             stats: LinkStats::default(),
@@ -231,6 +248,7 @@ impl Link {
     /// so packets still waiting at `end` are taken back out.
     pub fn stats_at(&self, end: SimTime) -> LinkStats {
         let mut stats = self.stats.clone();
+        stats.marks += self.qdisc.red_stats().map_or(0, |red| red.marks);
         if let Some(fifo) = &self.fifo {
             for w in fifo.waiting.iter().filter(|w| w.start >= end) {
                 stats.departures -= 1;
@@ -246,11 +264,7 @@ impl Link {
     }
     /// `true` when offers may be made ahead of time (fast path with a packet limit).
     pub fn accepts_early_offers(&self) -> bool {
-        self.fifo.is_some()
-            && self
-                .qdisc
-                .fifo_admission()
-                .is_some_and(|q| matches!(q.limit(), QueueLimit::Packets(_)))
+        self.fifo.is_some() && self.qdisc.counts_packets()
     }
 
     /// Packets waiting at `now` (the one in service excluded).
@@ -306,7 +320,7 @@ impl Link {
                     pkt.ecn.ce = true;
                     self.stats.marks += 1;
                 } else {
-                    return Some(DropReason::Forced);
+                    return Some(DropReason::Scripted);
                 }
             }
         }
@@ -321,7 +335,9 @@ impl Link {
     fn drop_for(&mut self, reason: DropReason) -> Offer {
         match reason {
             DropReason::Overflow => self.stats.drops_overflow += 1,
+            DropReason::Early => self.stats.drops_early += 1,
             DropReason::Forced => self.stats.drops_forced += 1,
+            DropReason::Scripted => self.stats.drops_scripted += 1,
             DropReason::RandomLoss => self.stats.drops_random += 1,
         }
         Offer::Dropped { reason }
@@ -366,13 +382,21 @@ impl Link {
             return self.offer_fifo(now, at, pkt);
         }
         debug_assert_eq!(now, at, "early offers need the fast path");
-        let outcome = self.qdisc.enqueue(*pkt);
+        let also_waiting = match (self.in_service_left_queue_at, &self.in_service) {
+            (Some(t), Some(p)) if t == now => (1, u64::from(p.size_bytes)),
+            _ => (0, 0),
+        };
+        let outcome = self.qdisc.enqueue(now, *pkt, also_waiting);
+        let mut drop_reason = DropReason::Overflow;
         let dropped = match outcome {
             Enqueued::Accepted => {
                 self.enqueued_at.push_back(now);
                 false
             }
-            Enqueued::DroppedArrival(_) => true,
+            Enqueued::DroppedArrival(_, reason) => {
+                drop_reason = reason;
+                true
+            }
             Enqueued::DroppedHead(_) => {
                 // The head's wait so far still counts; the arrival's starts now.
                 let since = self
@@ -390,29 +414,32 @@ impl Link {
             debug_assert!(!dropped, "an idle link dropped a packet");
             let tx = self.transmit(now, &next);
             self.in_service = Some(next);
+            self.in_service_left_queue_at = None;
             return Offer::StartedTx {
                 tx_done_at: now + tx,
             };
         }
         self.note_max_queue();
         if dropped {
-            self.drop_for(DropReason::Overflow)
+            self.drop_for(drop_reason)
         } else {
             Offer::Queued
         }
     }
 
-    fn offer_fifo(&mut self, now: SimTime, at: SimTime, pkt: &Packet) -> Offer {
-        let admission = self
-            .qdisc
-            .fifo_admission()
-            .expect("fast path needs a FIFO discipline");
+    fn offer_fifo(&mut self, now: SimTime, at: SimTime, pkt: &mut Packet) -> Offer {
         let fifo = self.fifo.as_mut().expect("fast path");
         fifo.advance(now);
         let (queued, queued_bytes) = fifo.queued_at(at);
-        if admission.would_overflow_with(queued, queued_bytes, u64::from(pkt.size_bytes)) {
-            return self.drop_for(DropReason::Overflow);
+        // The transmitter is idle at `at` once everything admitted has been sent.
+        let idle_since = (fifo.busy_until <= at).then_some(fifo.busy_until);
+        let admitted = self
+            .qdisc
+            .fifo_admit(at, queued, queued_bytes, idle_since, pkt);
+        if let Err(reason) = admitted {
+            return self.drop_for(reason);
         }
+        let fifo = self.fifo.as_mut().expect("fast path");
         let start = fifo.busy_until.max(at);
         let tx = self.transmit(start, pkt);
         let fifo = self.fifo.as_mut().expect("fast path");
@@ -440,7 +467,7 @@ impl Link {
     }
 
     fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        let pkt = self.qdisc.dequeue()?;
+        let pkt = self.qdisc.dequeue(now)?;
         let since = self
             .enqueued_at
             .pop_front()
@@ -468,6 +495,7 @@ impl Link {
             self.in_service = Some(p);
             now + tx
         });
+        self.in_service_left_queue_at = next.map(|_| now);
         (head, next)
     }
 
@@ -592,7 +620,7 @@ mod tests {
             matches!(
                 offer(&mut l, now, data(f, s)),
                 Offer::Dropped {
-                    reason: DropReason::Forced
+                    reason: DropReason::Scripted
                 }
             )
         };
@@ -601,7 +629,7 @@ mod tests {
         assert!(!dropped(1, 0));
         assert!(dropped(1, 1));
         assert!(!dropped(1, 1), "only once");
-        assert_eq!(l.stats().drops_forced, 1);
+        assert_eq!(l.stats().drops_scripted, 1);
     }
 
     #[test]
@@ -619,10 +647,10 @@ mod tests {
         assert!(matches!(
             offer(&mut l, now, data(1, 0)),
             Offer::Dropped {
-                reason: DropReason::Forced
+                reason: DropReason::Scripted
             }
         ));
-        assert_eq!((l.stats().marks, l.stats().drops_forced), (1, 1));
+        assert_eq!((l.stats().marks, l.stats().drops_scripted), (1, 1));
     }
 
     #[test]

@@ -10,15 +10,15 @@
 
 use crate::metrics::{coefficient_of_variation, jain_index};
 use crate::pcap::{FlowWire, PcapWriter};
-use crate::scenario::ResolvedCapture;
 use crate::scenario::Scenario;
+use crate::scenario::{QueueDiscipline, ResolvedCapture};
 use crate::table::{Column, Table};
 use congsim_core::rng::StreamFactory;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::{Packet, TcpHeader};
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::link::LinkConfig;
-use congsim_ip::qdisc::DropTail;
+use congsim_ip::qdisc::{DropTail, Red};
 use congsim_ip::{Link, LinkStats, Offer, Qdisc};
 use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
 
@@ -176,7 +176,17 @@ impl<'a> Simulation<'a> {
                 Link::new(LinkConfig {
                     rate: l.rate,
                     delay: l.delay,
-                    qdisc: Qdisc::DropTail(DropTail::new(l.limit, l.semantics, l.drop_front)),
+                    qdisc: match &l.queue {
+                        QueueDiscipline::DropTail {
+                            limit,
+                            semantics,
+                            drop_front,
+                        } => Qdisc::DropTail(DropTail::new(*limit, *semantics, *drop_front)),
+                        QueueDiscipline::Red(params) => Qdisc::Red(Box::new(Red::new(
+                            params.clone(),
+                            streams.stream(&format!("link/{}/red", l.name)),
+                        ))),
+                    },
                     scripted: l.scripted.clone(),
                     random_loss: (l.random_loss > 0.0).then(|| {
                         (
@@ -785,7 +795,9 @@ impl<'a> Simulation<'a> {
         links.push("departures", link_col(&|l| l.departures));
         links.push("drops", link_col(&|l| l.drops_total()));
         links.push("drops_overflow", link_col(&|l| l.drops_overflow));
+        links.push("drops_early", link_col(&|l| l.drops_early));
         links.push("drops_forced", link_col(&|l| l.drops_forced));
+        links.push("drops_scripted", link_col(&|l| l.drops_scripted));
         links.push("drops_random", link_col(&|l| l.drops_random));
         links.push("marks", link_col(&|l| l.marks));
         links.push("max_queue_packets", link_col(&|l| l.max_queue_packets));

@@ -186,6 +186,51 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: tcp.bcn_reaction: applies with congestion_marks = \"bcn\" only",
         ),
         (
+            "RED setting on a DropTail queue",
+            Box::new(|b| b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { min_th = 5 }")),
+            "bad.toml: links[0].queue.min_th: applies to kind = \"red\" only",
+        ),
+        (
+            "RED thresholds the wrong way round",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"red\", min_th = 10, max_th = 8 }",
+                )
+            }),
+            "bad.toml: links[0].queue.max_th: must be greater than min_th (10) (0: 3 · min_th)",
+        ),
+        (
+            "RED weight out of range",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"red\", w_q = 2 }",
+                )
+            }),
+            "bad.toml: links[0].queue.w_q: must be in (0, 1], or −1 for ns-2's automatic value",
+        ),
+        (
+            "RED with a byte limit",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"red\", limit_bytes = \"64KB\" }",
+                )
+            }),
+            "bad.toml: links[0].queue.limit_bytes: RED's limit counts packets (limit_packets); with queue_in_bytes it is limit_packets · mean_packet_size bytes",
+        ),
+        (
+            "unknown queue kind",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"fq_codel\" }",
+                )
+            }),
+            "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected `droptail` or `red` (line 9, column 18)",
+        ),
+        (
             "unknown congestion-mark answer",
             Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"red\"\n")),
             "bad.toml: tcp.congestion_marks: unknown variant `red`, expected one of `off`, `ecn`, `bcn` (line 13, column 20)",

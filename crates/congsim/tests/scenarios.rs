@@ -301,13 +301,26 @@ size = "{size}B"
 /// the paths must agree to the last bit.
 #[test]
 fn fast_path_and_hop_fusion_change_nothing() {
-    let text = std::fs::read_to_string(concat!(
+    let dumbbell = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/dumbbell-20.toml"
     ))
     .expect("scenario file")
     .replace("duration = \"20s\"", "duration = \"4s\"")
     .replace("[metrics]", "[metrics]\nseries_interval = \"250ms\"");
+    // The same with a RED bottleneck: RED decides from the queue an arrival finds and the idle
+    // time, which both paths must see alike.
+    let red = dumbbell.replace(
+        "queue = { limit_packets = 200 }",
+        "queue = { kind = \"red\", limit_packets = 200, min_th = 20, max_th = 60 }",
+    );
+    assert_ne!(red, dumbbell);
+    for text in [dumbbell, red] {
+        compare_paths(&text);
+    }
+}
+
+fn compare_paths(text: &str) {
     let mut k = 0;
     let distinct_rates: String = text
         .lines()
@@ -320,7 +333,7 @@ fn fast_path_and_hop_fusion_change_nothing() {
             }
         })
         .collect();
-    let mut scenario = from_toml_str(&text, "dumbbell-20.toml").unwrap();
+    let mut scenario = from_toml_str(text, "dumbbell-20.toml").unwrap();
     let tables = |r: &RunResult| {
         [
             &r.flows,
@@ -573,6 +586,77 @@ fn sequence_trace_accounts_for_every_packet() {
     );
     let pipe = f64_col(&r, "sequence", "pipe");
     assert!(pipe.iter().any(|p| p.is_finite()) && pipe.iter().any(|p| p.is_nan()));
+}
+
+/// Five Reno flows share a 10 Mbps RED gateway. Dropping early keeps the queue short; with
+/// ECN-capable flows and a marking gateway the early drops become marks, so almost nothing is
+/// lost while the link stays busy.
+#[test]
+fn red_gateway_drops_or_marks_early() {
+    let scenario = |marks: &str, ecn_marking: bool| {
+        format!(
+            r#"
+nodes = ["s", "r", "d"]
+[simulation]
+duration = "30s"
+seed = 7
+[[links]]
+from = "s"
+to = "r"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+from = "r"
+to = "d"
+rate = "10Mbps"
+delay = "5ms"
+queue = {{ kind = "red", limit_packets = 60, min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.1, ecn_marking = {ecn_marking} }}
+[tcp]
+profile = "ns2_2000"
+variant = "reno"
+packet_size = "500B"
+window = 100
+congestion_marks = "{marks}"
+[[flows]]
+from = "s"
+to = "d"
+count = 5
+start_jitter = "100ms"
+"#
+        )
+    };
+    let bottleneck = |r: &RunResult, name: &str| f64_col(r, "links", name)[2];
+    let dropping = run_toml(&scenario("off", false));
+    assert!(bottleneck(&dropping, "drops_early") > 50.0);
+    assert_eq!(bottleneck(&dropping, "marks"), 0.0);
+    // Only slow start's first overshoot outruns the slowly moving average.
+    assert!(bottleneck(&dropping, "drops_overflow") < bottleneck(&dropping, "drops_early"));
+    assert!(bottleneck(&dropping, "mean_queue_packets") < 15.0);
+    let marking = run_toml(&scenario("ecn", true));
+    let early = bottleneck(&marking, "drops_early");
+    let forced = bottleneck(&marking, "drops_forced");
+    assert!(bottleneck(&marking, "marks") > 100.0);
+    assert_eq!(
+        early, 0.0,
+        "ECN-capable packets are marked, never dropped early"
+    );
+    assert!(
+        forced < bottleneck(&dropping, "drops") / 5.0,
+        "{forced} forced drops"
+    );
+    assert!(
+        f64_col(&marking, "flows", "ecn_responses")
+            .iter()
+            .sum::<f64>()
+            > 50.0
+    );
+    for r in [&dropping, &marking] {
+        assert!(bottleneck(r, "utilization") > 0.9, "the link stays busy");
+    }
+    // A marking gateway still drops packets that are not ECN-capable.
+    let mixed = run_toml(&scenario("off", true));
+    assert!(bottleneck(&mixed, "drops_early") > 50.0);
+    assert_eq!(bottleneck(&mixed, "marks"), 0.0);
 }
 
 /// RFC 3042's case: with cwnd capped at 3 packets, one loss leaves only two duplicate ACKs.

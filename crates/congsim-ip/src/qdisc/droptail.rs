@@ -1,6 +1,7 @@
 //! DropTail FIFO (spec `ip.md` §1, ns-2 `Queue/DropTail`).
 
 use super::{Enqueued, LimitSemantics, QueueLimit};
+use crate::link::DropReason;
 use congsim_core::wire::Packet;
 use std::collections::VecDeque;
 
@@ -60,18 +61,17 @@ impl DropTail {
         !self.drop_front
     }
 
-    fn would_overflow(&self, arriving_bytes: u64) -> bool {
-        self.would_overflow_with(self.queue.len() as u64, self.queued_bytes, arriving_bytes)
-    }
-
-    pub fn enqueue(&mut self, pkt: Packet) -> Enqueued {
-        if self.would_overflow(u64::from(pkt.size_bytes)) {
+    /// Offers `pkt`; `also_waiting` (packets, bytes) is counted as queued besides the queue.
+    pub fn enqueue(&mut self, pkt: Packet, also_waiting: (u64, u64)) -> Enqueued {
+        let queued = self.queue.len() as u64 + also_waiting.0;
+        let queued_bytes = self.queued_bytes + also_waiting.1;
+        if self.would_overflow_with(queued, queued_bytes, u64::from(pkt.size_bytes)) {
             if self.drop_front && !self.queue.is_empty() {
                 self.push(pkt);
                 let head = self.dequeue().expect("queue is not empty");
                 return Enqueued::DroppedHead(head);
             }
-            return Enqueued::DroppedArrival(pkt);
+            return Enqueued::DroppedArrival(pkt, DropReason::Overflow);
         }
         self.push(pkt);
         Enqueued::Accepted
@@ -110,7 +110,7 @@ mod tests {
 
     fn fill(q: &mut DropTail, n: u64) -> u64 {
         (0..n)
-            .filter(|&i| q.enqueue(pkt(500, i)) == Enqueued::Accepted)
+            .filter(|&i| q.enqueue(pkt(500, i), (0, 0)) == Enqueued::Accepted)
             .count() as u64
     }
 
@@ -137,7 +137,7 @@ mod tests {
     fn drop_front_drops_the_oldest() {
         let mut q = DropTail::new(QueueLimit::Packets(2), LimitSemantics::Waiting, true);
         fill(&mut q, 2);
-        match q.enqueue(pkt(500, 99)) {
+        match q.enqueue(pkt(500, 99), (0, 0)) {
             Enqueued::DroppedHead(head) => assert_eq!(head.tcp().unwrap().seq, 0),
             other => panic!("expected a head drop, got {other:?}"),
         }

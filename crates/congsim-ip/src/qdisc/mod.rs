@@ -1,10 +1,14 @@
 //! Output queue disciplines, behind one closed enum (per-packet calls are static dispatch).
-//! RED, priority and CBQ join [`Qdisc`] as further variants.
+//! Priority and CBQ join [`Qdisc`] as further variants.
 
 mod droptail;
+mod red;
 
 pub use droptail::DropTail;
+pub use red::{Red, RedParams, RedStats};
 
+use crate::link::DropReason;
+use congsim_core::time::SimTime;
 use congsim_core::wire::Packet;
 
 /// How a queue limit counts (spec `ip.md` §0, switch `limit_counts_in_service`).
@@ -31,7 +35,7 @@ pub enum QueueLimit {
 pub enum Enqueued {
     Accepted,
     /// The arrival was dropped.
-    DroppedArrival(Packet),
+    DroppedArrival(Packet, DropReason),
     /// The arrival was queued and the head-of-line packet dropped instead (drop-front).
     DroppedHead(Packet),
 }
@@ -40,25 +44,67 @@ pub enum Enqueued {
 #[derive(Debug)]
 pub enum Qdisc {
     DropTail(DropTail),
+    Red(Box<Red>),
 }
 
 impl Qdisc {
-    pub fn enqueue(&mut self, pkt: Packet) -> Enqueued {
+    /// Scheduled path: offers `pkt` arriving at `now`; `also_waiting` (packets, bytes) counts
+    /// a packet that left the queue at this same instant as still waiting.
+    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, also_waiting: (u64, u64)) -> Enqueued {
         match self {
-            Self::DropTail(q) => q.enqueue(pkt),
+            Self::DropTail(q) => q.enqueue(pkt, also_waiting),
+            Self::Red(q) => match q.enqueue(now, pkt, also_waiting) {
+                Ok(()) => Enqueued::Accepted,
+                Err((pkt, reason)) => Enqueued::DroppedArrival(pkt, reason),
+            },
         }
     }
-    pub fn dequeue(&mut self) -> Option<Packet> {
+    /// Scheduled path: the transmitter is free at `now`.
+    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         match self {
             Self::DropTail(q) => q.dequeue(),
+            Self::Red(q) => q.dequeue(now),
         }
     }
-    /// The admission-only form of this discipline, if it has one: FIFO service and decisions
-    /// made only at enqueue (DropTail without drop-front; RED later).
-    pub fn fifo_admission(&self) -> Option<&DropTail> {
+
+    /// `true` if this discipline serves in FIFO order and decides only at enqueue (DropTail
+    /// without drop-front; RED), so a link can compute departures at enqueue and ask
+    /// [`Self::fifo_admit`] alone.
+    pub fn is_fifo_admission_only(&self) -> bool {
         match self {
-            Self::DropTail(q) if q.is_fifo_admission_only() => Some(q),
-            Self::DropTail(_) => None,
+            Self::DropTail(q) => q.is_fifo_admission_only(),
+            Self::Red(_) => true,
+        }
+    }
+
+    /// `true` if the limit counts packets (a link may then take offers ahead of time).
+    pub fn counts_packets(&self) -> bool {
+        match self {
+            Self::DropTail(q) => matches!(q.limit(), QueueLimit::Packets(_)),
+            Self::Red(q) => !q.params().queue_in_bytes,
+        }
+    }
+
+    /// The fast path's admission decision for `pkt` arriving at `at` to find `queued_packets`
+    /// (`queued_bytes`) waiting, the link idle since `idle_since` if it is idle. RED may mark
+    /// the packet.
+    pub fn fifo_admit(
+        &mut self,
+        at: SimTime,
+        queued_packets: u64,
+        queued_bytes: u64,
+        idle_since: Option<SimTime>,
+        pkt: &mut Packet,
+    ) -> Result<(), DropReason> {
+        match self {
+            Self::DropTail(q) => {
+                if q.would_overflow_with(queued_packets, queued_bytes, u64::from(pkt.size_bytes)) {
+                    Err(DropReason::Overflow)
+                } else {
+                    Ok(())
+                }
+            }
+            Self::Red(q) => q.decide(at, queued_packets, queued_bytes, idle_since, pkt),
         }
     }
 
@@ -66,12 +112,22 @@ impl Qdisc {
     pub fn len_packets(&self) -> u64 {
         match self {
             Self::DropTail(q) => q.len_packets(),
+            Self::Red(q) => q.len_packets(),
         }
     }
     /// Bytes waiting (the one in service excluded).
     pub fn len_bytes(&self) -> u64 {
         match self {
             Self::DropTail(q) => q.len_bytes(),
+            Self::Red(q) => q.len_bytes(),
+        }
+    }
+
+    /// RED's counters, for a RED queue.
+    pub fn red_stats(&self) -> Option<&RedStats> {
+        match self {
+            Self::Red(q) => Some(q.stats()),
+            Self::DropTail(_) => None,
         }
     }
 }

@@ -10,7 +10,7 @@ pub mod units;
 mod overrides;
 mod resolve;
 
-pub use resolve::{ResolvedCapture, ResolvedFlow, ResolvedLink, Scenario};
+pub use resolve::{QueueDiscipline, ResolvedCapture, ResolvedFlow, ResolvedLink, Scenario};
 pub use schema::ScenarioFile;
 
 use std::fmt;

@@ -7,6 +7,7 @@ use congsim_core::time::SimDuration;
 use congsim_core::units::Rate;
 use congsim_core::wire::SackBlocks;
 use congsim_core::{FlowId, LinkId, NodeId};
+use congsim_ip::qdisc::RedParams;
 use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::config::{CongestionEcho, MarkResponse, SackSender};
 use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
@@ -18,6 +19,17 @@ const DEFAULT_QUEUE_LIMIT_PACKETS: u64 = 50;
 /// ns-2 `Agent/TCPSink/DelAck set interval_ 100ms`.
 const NS2_DELACK_INTERVAL: SimDuration = SimDuration::from_millis(100);
 
+/// A link's output queue, resolved.
+#[derive(Clone, Debug)]
+pub enum QueueDiscipline {
+    DropTail {
+        limit: QueueLimit,
+        semantics: LimitSemantics,
+        drop_front: bool,
+    },
+    Red(RedParams),
+}
+
 /// One unidirectional link, resolved.
 #[derive(Clone, Debug)]
 pub struct ResolvedLink {
@@ -27,9 +39,7 @@ pub struct ResolvedLink {
     pub to: NodeId,
     pub rate: Rate,
     pub delay: SimDuration,
-    pub limit: QueueLimit,
-    pub semantics: LimitSemantics,
-    pub drop_front: bool,
+    pub queue: QueueDiscipline,
     pub random_loss: f64,
     pub scripted: Vec<(FlowId, u64, ScriptedAction)>,
     /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
@@ -198,30 +208,7 @@ impl Scenario {
                     "must be a probability in [0, 1)",
                 ));
             }
-            let limit = match (&spec.queue.limit_packets, &spec.queue.limit_bytes) {
-                (Some(_), Some(_)) => {
-                    return Err(ctx.err(
-                        format!("{p}.queue"),
-                        "give limit_packets or limit_bytes, not both",
-                    ));
-                }
-                (Some(0), None) => {
-                    return Err(ctx.err(format!("{p}.queue.limit_packets"), "must be at least 1"));
-                }
-                (Some(n), None) => QueueLimit::Packets(*n),
-                (None, Some(b)) if b.value.0 == 0 => {
-                    return Err(ctx.err(
-                        format!("{p}.queue.limit_bytes"),
-                        "must be greater than zero",
-                    ));
-                }
-                (None, Some(b)) => QueueLimit::Bytes(b.value.0),
-                (None, None) => QueueLimit::Packets(DEFAULT_QUEUE_LIMIT_PACKETS),
-            };
-            let semantics = match spec.queue.semantics {
-                LimitSemanticsName::Ns2 => LimitSemantics::Ns2DropTail,
-                LimitSemanticsName::Waiting => LimitSemantics::Waiting,
-            };
+            let queue = resolve_queue(&ctx, &p, spec)?;
             let mut add = |from: NodeId, to: NodeId| -> Result<(), ScenarioError> {
                 let id = LinkId(links.len() as u32);
                 if link_by_ends.insert((from, to), id).is_some() {
@@ -240,9 +227,7 @@ impl Scenario {
                     to,
                     rate: spec.rate.value,
                     delay: spec.delay.value,
-                    limit,
-                    semantics,
-                    drop_front: spec.queue.drop_front,
+                    queue: queue.clone(),
                     random_loss: spec.random_loss,
                     scripted: Vec::new(),
                     fifo_fast_path: true,
@@ -538,6 +523,124 @@ fn shortest_path_routes(n_nodes: usize, links: &[ResolvedLink]) -> Vec<Vec<Optio
         }
     }
     routes
+}
+
+/// The output queue of link `p` (`links[i]`).
+fn resolve_queue(
+    ctx: &Ctx<'_>,
+    p: &str,
+    spec: &LinkSpec,
+) -> Result<QueueDiscipline, ScenarioError> {
+    let q = &spec.queue;
+    let field = |name: &str| format!("{p}.queue.{name}");
+    let limit_packets = match q.limit_packets {
+        Some(0) => return Err(ctx.err(field("limit_packets"), "must be at least 1")),
+        other => other,
+    };
+    if q.kind == QueueKind::Red {
+        if q.limit_bytes.is_some() {
+            return Err(ctx.err(
+                field("limit_bytes"),
+                "RED's limit counts packets (limit_packets); with queue_in_bytes it is limit_packets · mean_packet_size bytes",
+            ));
+        }
+        if q.drop_front || q.semantics != LimitSemanticsName::Ns2 {
+            let name = if q.drop_front {
+                "drop_front"
+            } else {
+                "semantics"
+            };
+            return Err(ctx.err(field(name), "applies to kind = \"droptail\" only"));
+        }
+        let mean_packet_bytes = q.mean_packet_size.as_ref().map_or(500, |s| s.value.0);
+        if mean_packet_bytes == 0 {
+            return Err(ctx.err(field("mean_packet_size"), "must be greater than zero"));
+        }
+        let packets_per_second = spec.rate.value.bps() as f64 / (8.0 * mean_packet_bytes as f64);
+        let min_th = match q.min_th.unwrap_or(5.0) {
+            0.0 => RedParams::automatic_min_th(packets_per_second),
+            v if v > 0.0 => v,
+            _ => return Err(ctx.err(field("min_th"), "must be positive (0: automatic)")),
+        };
+        let max_th = match q.max_th.unwrap_or(15.0) {
+            0.0 => 3.0 * min_th,
+            v if v > min_th => v,
+            _ => {
+                return Err(ctx.err(
+                    field("max_th"),
+                    format!("must be greater than min_th ({min_th}) (0: 3 · min_th)"),
+                ));
+            }
+        };
+        let w_q = match q.w_q.unwrap_or(0.002) {
+            -1.0 => RedParams::automatic_w_q(packets_per_second, spec.delay.value),
+            v if v > 0.0 && v <= 1.0 => v,
+            _ => {
+                return Err(ctx.err(
+                    field("w_q"),
+                    "must be in (0, 1], or −1 for ns-2's automatic value",
+                ));
+            }
+        };
+        let max_p = q.max_p.unwrap_or(0.1);
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return Err(ctx.err(field("max_p"), "must be in (0, 1]"));
+        }
+        return Ok(QueueDiscipline::Red(RedParams {
+            min_th,
+            max_th,
+            w_q,
+            max_p,
+            limit_packets: limit_packets.unwrap_or(DEFAULT_QUEUE_LIMIT_PACKETS),
+            mean_packet_bytes,
+            wait: q.wait.unwrap_or(true),
+            gentle: q.gentle.unwrap_or(false),
+            bytes: q.bytes.unwrap_or(false),
+            queue_in_bytes: q.queue_in_bytes.unwrap_or(false),
+            mark: q.ecn_marking.unwrap_or(false),
+            packets_per_second,
+            ns2_quirks: q.ns2_quirks.unwrap_or(true),
+        }));
+    }
+    let red_only = [
+        ("min_th", q.min_th.is_some()),
+        ("max_th", q.max_th.is_some()),
+        ("w_q", q.w_q.is_some()),
+        ("max_p", q.max_p.is_some()),
+        ("mean_packet_size", q.mean_packet_size.is_some()),
+        ("wait", q.wait.is_some()),
+        ("gentle", q.gentle.is_some()),
+        ("bytes", q.bytes.is_some()),
+        ("queue_in_bytes", q.queue_in_bytes.is_some()),
+        ("ecn_marking", q.ecn_marking.is_some()),
+        ("ns2_quirks", q.ns2_quirks.is_some()),
+    ];
+    if let Some((name, _)) = red_only.iter().find(|(_, given)| *given) {
+        return Err(ctx.err(field(name), "applies to kind = \"red\" only"));
+    }
+    let limit = match (limit_packets, &q.limit_bytes) {
+        (Some(_), Some(_)) => {
+            return Err(ctx.err(
+                format!("{p}.queue"),
+                "give limit_packets or limit_bytes, not both",
+            ));
+        }
+        (Some(n), None) => QueueLimit::Packets(n),
+        (None, Some(b)) if b.value.0 == 0 => {
+            return Err(ctx.err(field("limit_bytes"), "must be greater than zero"));
+        }
+        (None, Some(b)) => QueueLimit::Bytes(b.value.0),
+        (None, None) => QueueLimit::Packets(DEFAULT_QUEUE_LIMIT_PACKETS),
+    };
+    let semantics = match q.semantics {
+        LimitSemanticsName::Ns2 => LimitSemantics::Ns2DropTail,
+        LimitSemanticsName::Waiting => LimitSemantics::Waiting,
+    };
+    Ok(QueueDiscipline::DropTail {
+        limit,
+        semantics,
+        drop_front: q.drop_front,
+    })
 }
 
 /// Seed 003's multiplicative decrease factor for BCN-TCP (500-byte packets).

@@ -128,6 +128,8 @@ fn default_true() -> bool {
 pub enum QueueKind {
     #[default]
     Droptail,
+    /// Random Early Detection (spec `ip.md` §2).
+    Red,
 }
 
 /// How the limit counts packets (spec `ip.md` §0).
@@ -154,9 +156,33 @@ pub struct QueueSpec {
     pub limit_bytes: Option<SizeText>,
     #[serde(default)]
     pub semantics: LimitSemanticsName,
-    /// On overflow, drop the head of the queue instead of the arrival.
+    /// On overflow, drop the head of the queue instead of the arrival (DropTail).
     #[serde(default)]
     pub drop_front: bool,
+    /// RED lower threshold in packets (0: ns-2's automatic value); default 5.
+    pub min_th: Option<f64>,
+    /// RED upper threshold in packets (0: 3 · min_th); default 15.
+    pub max_th: Option<f64>,
+    /// RED averaging weight (−1: ns-2's automatic value from the link rate and delay);
+    /// default 0.002.
+    pub w_q: Option<f64>,
+    /// RED drop probability at max_th; default 0.1.
+    pub max_p: Option<f64>,
+    /// RED mean packet size (ns-2 `mean_pktsize_`); default 500B.
+    pub mean_packet_size: Option<SizeText>,
+    /// RED drops spaced uniformly on 1/pb … 2/pb arrivals (ns-2 `wait_`); default true.
+    pub wait: Option<bool>,
+    /// RED gentle region up to 2 · max_th (ns-2 `gentle_`); default false.
+    pub gentle: Option<bool>,
+    /// RED drop probability scaled by packet size (ns-2 `bytes_`); default false.
+    pub bytes: Option<bool>,
+    /// RED average and thresholds in bytes (ns-2 `queue_in_bytes_`); default false.
+    pub queue_in_bytes: Option<bool>,
+    /// RED marks ECN-capable packets instead of dropping them early (ns-2 `setbit_`).
+    pub ecn_marking: Option<bool>,
+    /// RED's ns-2 details (no early drop into a queue of ≤ 1 packet; count restarts at the
+    /// first crossing of min_th); default true.
+    pub ns2_quirks: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
