@@ -1,8 +1,9 @@
-"""Translates a congsim scenario of DropTail links and persistent ns-2 TCP flows into an ns-2
-Tcl script with the same topology and the ns2_2000 profile's switches, for side-by-side runs.
+"""Translates a congsim scenario of DropTail or RED links and persistent ns-2 TCP flows into an
+ns-2 Tcl script with the same topology and the ns2_2000 profile's switches, for side-by-side runs.
 
-It covers what the benchmark scenarios use (duplex DropTail links with packet limits, Reno or
-Tahoe FTP flows) and refuses anything else rather than translating it wrongly.
+It covers what the benchmark scenarios use (duplex DropTail links with packet limits, RED links
+with pinned parameters, Reno or Tahoe FTP flows, optionally ECN-capable) and refuses anything
+else rather than translating it wrongly.
 """
 
 from __future__ import annotations
@@ -51,6 +52,41 @@ def bits_per_second(text: str) -> float:
     return _unit(text, {"bps": 1.0, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9})
 
 
+RED_OR_DROPTAIL = {"droptail": "DropTail", "red": "RED"}
+
+
+def red_settings(queue: dict[str, Any], a: str, b: str) -> list[str]:
+    """The RED parameters of the queue from `a` to `b`, pinned (ns-2.35's automatic and byte-mode
+    defaults switched off, so that the ns-2 ≈2000 behaviour congsim models applies)."""
+    q = f"[[$ns link $n({a}) $n({b})] queue]"
+    values = {
+        "thresh_": queue.get("min_th", 5),
+        "maxthresh_": queue.get("max_th", 15),
+        "q_weight_": queue.get("w_q", 0.002),
+        "linterm_": 1.0 / queue.get("max_p", 0.1),
+        "mean_pktsize_": int(str(queue.get("mean_packet_size", "500B")).rstrip("B")),
+        "wait_": str(queue.get("wait", True)).lower(),
+        "gentle_": str(queue.get("gentle", False)).lower(),
+        "bytes_": str(queue.get("bytes", False)).lower(),
+        "queue_in_bytes_": str(queue.get("queue_in_bytes", False)).lower(),
+        "setbit_": str(queue.get("ecn_marking", False)).lower(),
+        "use_mark_p_": "false",
+        "adaptive_": 0,
+        "cautious_": 0,
+    }
+    return [f"{q} set {name} {value}" for name, value in values.items()]
+
+
+def expand_counts(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Flows with `count = n` stand for n identical flows (start jitter is not translated)."""
+    expanded = []
+    for flow in flows:
+        if flow.get("start_jitter"):
+            raise ValueError("start_jitter is not translated")
+        expanded += [flow] * int(flow.get("count", 1))
+    return expanded
+
+
 def ns2_script(scenario_path: Path) -> str:
     """The Tcl script; at the end it prints `total_bytes`, `timeouts` and `retx_pkts`, summed
     over all flows (sink `bytes_`, sender `nrexmit_` and `nrexmitpack_`)."""
@@ -66,20 +102,30 @@ def ns2_script_from_document(sc: dict[str, Any]) -> str:
     out = ["set ns [new Simulator]", NS2_2000_SETTINGS]
     out.append(f"Agent/TCP set packetSize_ {int(tcp.get('packet_size', '1000B').rstrip('B'))}")
     out.append(f"Agent/TCP set window_ {int(tcp.get('window', 20))}")
+    marks = tcp.get("congestion_marks", "off")
+    if marks not in ("off", "ecn"):
+        raise ValueError("only congestion_marks = off or ecn is translated")
+    out.append(f"Agent/TCP set ecn_ {int(marks == 'ecn')}")
     for name in sc["nodes"]:
         out.append(f"set n({name}) [$ns node]")
+    out.append("set monitors {}")
     for link in sc["links"]:
         if not link.get("duplex", True) or link.get("random_loss", 0):
             raise ValueError("only duplex, lossless links are translated")
         queue = link.get("queue", {})
+        kind = queue.get("kind", "droptail")
         rate, delay = bits_per_second(link["rate"]), seconds(link["delay"])
-        out.append(f"$ns duplex-link $n({link['from']}) $n({link['to']}) {rate:.0f} {delay:.12f} DropTail")
+        a, b = link["from"], link["to"]
+        out.append(f"$ns duplex-link $n({a}) $n({b}) {rate:.0f} {delay:.12f} {RED_OR_DROPTAIL[kind]}")
         limit = int(queue.get("limit_packets", 50))
-        out.append(f"$ns queue-limit $n({link['from']}) $n({link['to']}) {limit}")
-        out.append(f"$ns queue-limit $n({link['to']}) $n({link['from']}) {limit}")
+        out.append(f"$ns queue-limit $n({a}) $n({b}) {limit}")
+        out.append(f"$ns queue-limit $n({b}) $n({a}) {limit}")
+        if kind == "red":
+            out += red_settings(queue, a, b) + red_settings(queue, b, a)
+            out.append(f"lappend monitors [$ns monitor-queue $n({a}) $n({b}) [open /dev/null w]]")
     out.append("set sinks {}")
     out.append("set senders {}")
-    for i, flow in enumerate(sc["flows"]):
+    for i, flow in enumerate(expand_counts(sc["flows"])):
         variant = flow.get("tcp", {}).get("variant", tcp.get("variant", "reno"))
         out += [
             f"set tcp{i} [new {AGENTS[variant]}]",
@@ -95,7 +141,7 @@ def ns2_script_from_document(sc: dict[str, Any]) -> str:
         ]
     out += [
         "proc finish {} {",
-        "    global sinks senders",
+        "    global sinks senders monitors",
         "    set total 0",
         "    foreach s $sinks { set total [expr {$total + [$s set bytes_]}] }",
         '    puts "total_bytes $total"',
@@ -107,6 +153,12 @@ def ns2_script_from_document(sc: dict[str, Any]) -> str:
         "    }",
         '    puts "timeouts $timeouts"',
         '    puts "retx_pkts $retx"',
+        "    set responses 0",
+        "    foreach t $senders { set responses [expr {$responses + [$t set necnresponses_]}] }",
+        '    puts "ecn_responses $responses"',
+        "    set drops 0",
+        "    foreach m $monitors { set drops [expr {$drops + [$m set pdrops_]}] }",
+        '    puts "red_drops $drops"',
         "    exit 0",
         "}",
         f"$ns at {duration} finish",
