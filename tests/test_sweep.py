@@ -226,3 +226,24 @@ def test_listed_points_instead_of_a_full_factorial(tmp_path, root):
     path.write_text(text + '[axes]\n"tcp.variant" = ["tahoe"]\n')
     with pytest.raises(PlanError, match="give \\[axes\\] or points, not both"):
         load_plan(path)
+
+
+def test_listed_points_may_leave_fields_out(tmp_path, root):
+    path = write_plan(tmp_path, root)
+    points = (
+        'points = [\n  { "tcp.variant" = "reno" },\n'
+        '  { "tcp.variant" = "newreno", "links[1].queue.limit_packets" = 40 },\n]\n'
+    )
+    text = path.read_text().split("[axes]")[0].replace("[set]", points + "[set]")
+    path.write_text(text)
+    plan = load_plan(path)
+    assert plan.parameters == ["tcp.variant", "links[1].queue.limit_packets"]
+    runs = plan.runs()
+    assert runs[0].params == {"tcp.variant": "reno", "links[1].queue.limit_packets": None}
+    # The left-out field keeps the scenario's value: it is not overridden.
+    assert all(path_ != "links[1].queue.limit_packets" for path_, _ in runs[0].overrides)
+    outcome = run_sweep(plan, tmp_path / "store", workers=1)
+    stats = outcome.statistics()
+    assert stats["links[1].queue.limit_packets"].isna().any()
+    stored = pd.read_parquet(tmp_path / "store" / "results.parquet")
+    assert set(stored["tcp.variant"]) == {"reno", "newreno"}

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from congsim._core import ScenarioError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import Console
 
 app = typer.Typer(
     name="congsim",
@@ -150,9 +154,9 @@ def reproduce(
     replications: Annotated[int | None, typer.Option(help="Replications (default: the study's).")] = None,
     workers: Annotated[int | None, typer.Option(help="Parallel runs (default: all cores).")] = None,
 ) -> None:
-    """Run registered studies and print each reference value beside ours, with its CI and a verdict."""
+    """Run registered studies: each reference value beside ours (CI, band, verdict), and each
+    claim of the paper checked with 95 % confidence."""
     from rich.console import Console
-    from rich.table import Table
 
     from congsim.studies import STUDIES
     from congsim.studies import reproduce as reproduce_study
@@ -175,25 +179,49 @@ def reproduce(
             _fail(f"{out / entry.name}: cannot write results: {e.strerror or e}")
         if result.failures:
             _fail(f"{len(result.failures)} runs failed (see {result.folder}/runs/*.error.txt)")
-        comparison = result.comparison
-        table = Table(show_lines=False)
-        # Axis labels: the last part of the field path (links[0].queue.limit_packets: limit_packets).
-        labels = [a.split(".")[-1] for a in result.axes]
-        for column in [*labels, "metric", "reference", "ours (95% CI)", "band", "verdict"]:
-            table.add_column(
-                column, justify="right" if column in ("reference", "band") else "left", no_wrap=True
-            )
-        for row in comparison.to_dict("records"):
-            ours = f"{row['mean']:.4g} [{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
-            band = f"{row['band_low']:.4g}..{row['band_high']:.4g}"
-            cells = [str(row[a]) for a in result.axes]
-            table.add_row(
-                *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band, str(row["verdict"])
-            )
-        console.print(table)
-        agreeing = int((comparison["verdict"] == "agrees").sum())
-        source = comparison["source"].iloc[0]
-        console.print(f"{agreeing} of {len(comparison)} values inside the band; reference: {source}")
+        _print_comparison(console, result.comparison, result.axes)
+        if result.claims is not None and not result.claims.empty:
+            _print_claims(console, result.claims)
+        if entry.notes:
+            console.print(entry.notes)
+
+
+def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str]) -> None:
+    """The reference values beside ours, with the CI, the agreement band and the verdict."""
+    from rich.table import Table
+
+    if comparison.empty:
+        return
+    table = Table(show_lines=False)
+    # Axis labels: the last part of the field path (links[0].queue.limit_packets: limit_packets).
+    labels = [a.split(".")[-1] for a in axes]
+    for column in [*labels, "metric", "reference", "ours (95% CI)", "band", "verdict"]:
+        table.add_column(column, justify="right" if column in ("reference", "band") else "left", no_wrap=True)
+    for row in comparison.to_dict("records"):
+        ours = f"{row['mean']:.4g} [{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
+        band = f"{row['band_low']:.4g}..{row['band_high']:.4g}"
+        cells = [str(row[a]) for a in axes]
+        table.add_row(*cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band, str(row["verdict"]))
+    console.print(table)
+    agreeing = int((comparison["verdict"] == "agrees").sum())
+    source = comparison["source"].iloc[0]
+    console.print(f"{agreeing} of {len(comparison)} values inside the band; reference: {source}")
+
+
+def _print_claims(console: Console, claims: pd.DataFrame) -> None:
+    """Each claim with both sides' mean and 95 % CI and whether it holds."""
+    from rich.table import Table
+
+    table = Table(show_lines=False)
+    for column in ("claim", "left side (95% CI)", "right side (95% CI)", "verdict"):
+        table.add_column(column)
+    for row in claims.to_dict("records"):
+        lhs = f"{row['factor']:g} x {row['lhs_mean']:.4g} [{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
+        rhs = f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]"
+        table.add_row(str(row["claim"]), lhs, rhs, str(row["verdict"]))
+    console.print(table)
+    holding = int((claims["verdict"] == "holds").sum())
+    console.print(f"{holding} of {len(claims)} claims hold with 95 % confidence")
 
 
 @app.command()

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from congsim.studies import Study
+
 #: One look for every figure.
 STYLE: dict[Any, Any] = {
     "figure.figsize": (6.4, 3.6),
@@ -208,10 +210,69 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _claims_table(claims: pd.DataFrame) -> str:
+    columns = ("claim", "left side (95 % CI)", "right side (95 % CI)", "verdict")
+    head = "".join(f"<th>{c}</th>" for c in columns)
+    rows = []
+    for row in claims.to_dict("records"):
+        lhs = f"{row['factor']:g} x {row['lhs_mean']:.4g} [{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
+        rhs = f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]"
+        css = "agrees" if row["verdict"] == "holds" else "differs"
+        sides = f"{html.escape(str(row['lhs']))} vs {html.escape(str(row['rhs']))}"
+        cells = [
+            f'<td style="text-align:left">{html.escape(str(row["claim"]))}<br>'
+            f'<span class="meta">{sides}</span></td>',
+            f"<td>{html.escape(lhs)}</td>",
+            f"<td>{html.escape(rhs)}</td>",
+            f'<td class="{css}">{html.escape(str(row["verdict"]))}</td>',
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _study_section(folder: Path, study: Study | None) -> str:
+    """One study: the reference comparison and its figures, the claims, the notes, the traces."""
+    import pandas as pd
+
+    comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
+    for c in ("reference", "mean", "ci_low", "ci_high", "band_low", "band_high"):
+        comparison[c] = comparison[c].astype(float)
+    axes = list(json.loads((folder / "plan.json").read_text())["runs"][0]["params"])
+    title = study.title if study else folder.name
+    parts = [f"<h2>{html.escape(folder.name)}: {html.escape(title)}</h2>"]
+    figures: list[tuple[str, Figure]] = []
+    if not comparison.empty:
+        agree = int((comparison["verdict"] == "agrees").sum())
+        source = html.escape(str(comparison["source"].iloc[0]))
+        parts.append(
+            f"<p>{agree} of {len(comparison)} values inside the agreement band. "
+            f'<span class="meta">Reference: {source}</span></p>{_table(comparison, axes)}'
+        )
+        figures += [
+            (f"{m} against the reference", metric_figure(comparison, axes, m))
+            for m in dict.fromkeys(comparison["metric"])
+        ]
+    if (folder / "claims.csv").exists():
+        claims = pd.read_csv(folder / "claims.csv")
+        holding = int((claims["verdict"] == "holds").sum())
+        parts.append(
+            f"<p>{holding} of {len(claims)} claims of the paper hold with 95 % confidence.</p>"
+            + _claims_table(claims)
+        )
+    if study is not None and study.notes:
+        parts.append(f'<p class="meta">{html.escape(study.notes)}</p>')
+    if (folder / "traces" / "flow_series.parquet").exists():
+        figures += trace_figures(folder / "traces")
+    blocks = "".join(
+        f'<div class="figure"><h3>{html.escape(caption)}</h3>{_svg(fig)}</div>' for caption, fig in figures
+    )
+    parts.append(f'<div class="figures">{blocks}</div>')
+    return "".join(parts)
+
+
 def build_report(directory: str | Path, output: str | Path | None = None) -> Path:
     """Writes the report for every study folder in `directory` (default: `report.html` there)."""
     import matplotlib as mpl
-    import pandas as pd
 
     from congsim.studies import STUDIES
 
@@ -222,30 +283,7 @@ def build_report(directory: str | Path, output: str | Path | None = None) -> Pat
     sections = []
     with mpl.rc_context(STYLE):
         for folder in folders:
-            comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
-            for c in ("reference", "mean", "ci_low", "ci_high", "band_low", "band_high"):
-                comparison[c] = comparison[c].astype(float)
-            axes = list(json.loads((folder / "plan.json").read_text())["runs"][0]["params"])
-            study = STUDIES.get(folder.name)
-            title = study.title if study else folder.name
-            agree = int((comparison["verdict"] == "agrees").sum())
-            figures = [
-                (f"{m} against the reference", metric_figure(comparison, axes, m))
-                for m in dict.fromkeys(comparison["metric"])
-            ]
-            if (folder / "traces" / "flow_series.parquet").exists():
-                figures += trace_figures(folder / "traces")
-            blocks = "".join(
-                f'<div class="figure"><h3>{html.escape(caption)}</h3>{_svg(fig)}</div>'
-                for caption, fig in figures
-            )
-            source = html.escape(str(comparison["source"].iloc[0]))
-            sections.append(
-                f"<h2>{html.escape(folder.name)}: {html.escape(title)}</h2>"
-                f"<p>{agree} of {len(comparison)} values inside the agreement band. "
-                f'<span class="meta">Reference: {source}</span></p>'
-                f'{_table(comparison, axes)}<div class="figures">{blocks}</div>'
-            )
+            sections.append(_study_section(folder, STUDIES.get(folder.name)))
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'

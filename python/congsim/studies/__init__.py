@@ -37,6 +37,43 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """An ordering a paper reports, checked with 95 % confidence: `factor · lhs < rhs`, where
+    `lhs` and `rhs` are one metric in two configurations (axis path to value; axes left out are
+    free, but must leave exactly one configuration). It holds when `factor` times the upper end
+    of `lhs`'s confidence interval is below the lower end of `rhs`'s."""
+
+    description: str
+    metric: str
+    lhs: Mapping[str, str]
+    rhs: Mapping[str, str]
+    factor: float = 1.0
+
+
+#: Columns of a study's comparison table (also when it has no reference rows).
+COMPARISON_COLUMNS = [
+    "metric",
+    "reference",
+    "band_low",
+    "band_high",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "n",
+    "verdict",
+    "source",
+]
+
+
+def _axis_text(value: object) -> str:
+    """An axis value as the reference and claim tables write it (empty for a point that leaves
+    the field out)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return str(value)
+
+
+@dataclass(frozen=True)
 class Study:
     name: str
     title: str
@@ -49,6 +86,10 @@ class Study:
     pending: str | None = None
     #: Links captured (pcap) in the traced run, e.g. a sender's access link both ways.
     capture_links: tuple[str, ...] = ()
+    #: Orderings the paper reports, checked with 95 % confidence.
+    claims: tuple[Claim, ...] = ()
+    #: Why the configuration is what it is, where the paper leaves it open.
+    notes: str = ""
 
     def plan_path(self) -> Path:
         assert self.plan is not None
@@ -93,8 +134,94 @@ class Study:
                 }
             row["source"] = ref["source"]
             rows.append(row)
+        frame: pd.DataFrame = pd.DataFrame(rows, columns=[*axes, *COMPARISON_COLUMNS])
+        return frame
+
+    def check_claims(self, statistics: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+        """One row per claim: both sides' mean and 95 % CI, and whether the ordering holds."""
+        import pandas as pd
+
+        rows = []
+        for claim in self.claims:
+            spec = self.metrics[claim.metric]
+            rows_of_metric = statistics[
+                (statistics["table"] == spec.table) & (statistics["metric"] == spec.metric)
+            ]
+            sides = {}
+            for side, config in (("lhs", claim.lhs), ("rhs", claim.rhs)):
+                match = rows_of_metric
+                for axis, value in config.items():
+                    match = match[match[axis].map(_axis_text) == value]
+                if len(match) != 1:
+                    raise ValueError(
+                        f"{self.name}: claim {claim.description!r}: "
+                        f"{side} matches {len(match)} configurations"
+                    )
+                m = match.iloc[0]
+                sides[side] = tuple(float(m[c]) * spec.scale for c in ("mean", "ci_low", "ci_high"))
+            (lhs_mean, _, lhs_high), (rhs_mean, rhs_low, _) = sides["lhs"], sides["rhs"]
+            if claim.factor * lhs_high < rhs_low:
+                verdict = "holds"
+            elif claim.factor * lhs_mean < rhs_mean:
+                verdict = "not significant"
+            else:
+                verdict = "fails"
+            rows.append(
+                {
+                    "claim": claim.description,
+                    "metric": claim.metric,
+                    "factor": claim.factor,
+                    "lhs": ", ".join(f"{k.split('.')[-1]}={v}" for k, v in claim.lhs.items()),
+                    "lhs_mean": lhs_mean,
+                    "lhs_ci_low": sides["lhs"][1],
+                    "lhs_ci_high": lhs_high,
+                    "rhs": ", ".join(f"{k.split('.')[-1]}={v}" for k, v in claim.rhs.items()),
+                    "rhs_mean": rhs_mean,
+                    "rhs_ci_low": rhs_low,
+                    "rhs_ci_high": sides["rhs"][2],
+                    "verdict": verdict,
+                }
+            )
         frame: pd.DataFrame = pd.DataFrame(rows)
         return frame
+
+
+def _sisalem_claims(variant: str) -> list[Claim]:
+    """Seed 003's claims for one TCP variant: marking gateways cut the drops to near zero and
+    keep the link busy; DropTail is less fair than RED."""
+
+    def config(gateway: str, marks: str) -> dict[str, str]:
+        return {"tcp.variant": variant, "tcp.congestion_marks": marks, "links[0].queue.kind": gateway}
+
+    red_drop = config("red", "off")
+    claims = []
+    for marks, name in (("ecn", "ECN (Floyd 1994)"), ("bcn", "BCN-TCP")):
+        claims += [
+            Claim(
+                f"{variant}: {name} at a marking RED gateway drops under a tenth of what a "
+                "dropping RED gateway drops",
+                "drops",
+                config("red", marks),
+                red_drop,
+                10.0,
+            ),
+            Claim(
+                f"{variant}: {name} keeps at least 95 % of the dropping gateway's throughput",
+                "throughput_mbps",
+                red_drop,
+                config("red", marks),
+                0.95,
+            ),
+        ]
+    claims.append(
+        Claim(
+            f"{variant}: DropTail is less fair than RED (lock-out and RTT bias)",
+            "jain",
+            config("droptail", "off"),
+            red_drop,
+        )
+    )
+    return claims
 
 
 STUDIES: dict[str, Study] = {
@@ -135,11 +262,30 @@ STUDIES: dict[str, Study] = {
             pending="needs SACK (issue 4) and RED, CBR and web traffic (issue 5)",
         ),
         Study(
-            "sisalem1995",
-            "Binary congestion notification vs Reno and Tahoe (seed 003)",
-            None,
-            None,
-            pending="needs BCN and RED marking (issues 4, 5) and EPRCA (issue 7)",
+            name="sisalem1995",
+            title="Binary congestion notification vs Reno and Tahoe over a RED gateway (seed 003, IP part)",
+            plan="sisalem1995.toml",
+            reference=None,
+            metrics={
+                "throughput_mbps": Metric(
+                    "summary", "total_goodput_bps", 1e-6, 0.0, "total goodput after 5 s"
+                ),
+                "jain": Metric("summary", "jain_index", 1.0, 0.0, "Jain fairness index of the ten flows"),
+                "drops": Metric("summary", "drops", 1.0, 0.0, "packets dropped in the network"),
+                "timeouts": Metric("summary", "timeouts", 1.0, 0.0, "retransmission timeouts, all flows"),
+            },
+            claims=tuple(claim for variant in ("tahoe", "reno") for claim in _sisalem_claims(variant)),
+            notes=(
+                "Only the reference list of seed 003 survives, so the study checks the paper's "
+                "claims rather than its lost figures; the configuration is chosen in "
+                "sisalem1995-network.toml and sisalem1995.toml (ten sources, 10 Mbps, 500-byte "
+                "packets, the RED paper's parameters, a marking gateway that marks every "
+                "ECN-capable packet above max_th, 4.3BSD TCP with a 10 ms clock and a 200 ms RTO "
+                "floor so that the 200 ms delayed-ACK timer does not cause spurious timeouts). "
+                "The one published number, a Jain index of 0.89, belongs to a multi-hop "
+                "configuration with a larger decrease factor that cannot be reconstructed. The ABR "
+                "part (EPRCA, UNI buffers) waits for issue 7."
+            ),
         ),
         Study(
             "koga2000",
@@ -159,6 +305,7 @@ class StudyOutcome:
     axes: list[str]
     comparison: pd.DataFrame
     failures: dict[str, str]
+    claims: pd.DataFrame | None = None
 
 
 #: Sampling interval of the traced run stored beside each study's results.
@@ -183,9 +330,13 @@ def reproduce(
         plan = replace(plan, replications=replications)
     folder = out / study.name
     outcome = run_sweep(plan, folder, workers)
-    comparison = study.compare(outcome.statistics(), plan.parameters) if not outcome.failures else None
+    statistics = outcome.statistics() if not outcome.failures else None
+    comparison = study.compare(statistics, plan.parameters) if statistics is not None else None
+    claims = study.check_claims(statistics, plan.parameters) if statistics is not None else None
     if comparison is not None:
         comparison.to_csv(folder / "comparison.csv", index=False)
+    if claims is not None and study.claims:
+        claims.to_csv(folder / "claims.csv", index=False)
     first = plan.runs()[0]
     traced: list[tuple[str, object]] = [*first.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
     if study.capture_links:
@@ -200,6 +351,7 @@ def reproduce(
         plan.parameters,
         comparison if comparison is not None else pd.DataFrame(),
         outcome.failures,
+        claims,
     )
 
 

@@ -21,6 +21,9 @@ points = [
     { "tcp.variant" = "newreno", "links[0].queue.limit_packets" = 100 },
 ]
 ```
+
+A point may leave out fields others set (a DropTail point has no RED thresholds): the field then
+keeps the scenario's value and is empty (null) in that point's rows of the result tables.
 """
 
 from __future__ import annotations
@@ -53,7 +56,8 @@ class RunSpec:
     """One run of a sweep: a point of the parameter grid and a replication."""
 
     key: str
-    params: dict[str, Value]
+    #: Every swept field path; None where a listed point leaves the field out.
+    params: dict[str, Value | None]
     replication: int
     overrides: list[tuple[str, Value]]
 
@@ -91,9 +95,11 @@ class Plan:
     def runs(self) -> list[RunSpec]:
         """Every run, with a key that changes whenever anything that shapes the run changes."""
         runs = []
-        for params in self.points():
+        for point in self.points():
             # The scenario must allow every replication the plan asks for.
-            overrides = [*self.fixed.items(), *params.items(), ("simulation.replications", self.replications)]
+            overrides = [*self.fixed.items(), *point.items(), ("simulation.replications", self.replications)]
+            # A field a listed point leaves out keeps the scenario's value: None in the tables.
+            params = {path: point.get(path) for path in self.parameters}
             for replication in range(self.replications):
                 identity = json.dumps([self.scenario_text, overrides, replication], sort_keys=True)
                 key = hashlib.sha256(identity.encode()).hexdigest()[:20]
@@ -137,9 +143,6 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
         raise _fail(source, "points", "give [axes] or points, not both")
     if not isinstance(listed, list) or not all(isinstance(p, dict) and p for p in listed):
         raise _fail(source, "points", "must be a list of tables of field path = value")
-    keys = {frozenset(p) for p in listed}
-    if len(keys) > 1:
-        raise _fail(source, "points", "every point must set the same fields")
     both = sorted(set(fixed) & (set(axes) | {k for p in listed for k in p}))
     if both:
         raise _fail(source, both[0], "is both fixed in [set] and varied in [axes]")

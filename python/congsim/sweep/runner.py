@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 #: `(key, scenario text, scenario source, overrides JSON, replication, params, runs folder)`.
-Task = tuple[str, str, str, str, int, dict[str, Value], str]
+Task = tuple[str, str, str, str, int, dict[str, Value | None], str]
 
 #: What a worker sends back: the run's tables as column lists.
 Tables = dict[str, dict[str, list[Any]]]
@@ -241,4 +241,5 @@ def _write_results(out: Path, runs: list[RunSpec], stored: dict[str, pa.Table]) 
         elif path.exists():
             parts.append(pq.read_table(path))
     if parts:
-        pq.write_table(pa.concat_tables(parts), out / "results.parquet")
+        # Points that leave a field out have a null column there: promote to the common type.
+        pq.write_table(pa.concat_tables(parts, promote_options="default"), out / "results.parquet")

@@ -37,6 +37,10 @@ pub struct RedParams {
     pub queue_in_bytes: bool,
     /// ns-2 `setbit_`: mark ECN-capable packets instead of dropping them early.
     pub mark: bool,
+    /// With `mark`, also mark (not drop) ECN-capable packets while the average is above the
+    /// top threshold: the 1993 paper's "mark every packet" for a marking gateway (spec §2.7
+    /// OPTION `mark_above_maxth`). The hard limit still drops.
+    pub mark_above_max_th: bool,
     /// Packets per second the link sends at `mean_packet_bytes` (ns-2 `ptc`), for the idle
     /// correction.
     pub packets_per_second: f64,
@@ -174,7 +178,14 @@ impl Red {
         let busy_enough = !p.ns2_quirks || q > 1;
         if self.avg >= self.min_th && busy_enough {
             if self.avg >= top {
-                verdict = Err(DropReason::Forced);
+                if p.mark && p.mark_above_max_th && pkt.ecn.ect {
+                    pkt.ecn.ce = true;
+                    self.stats.marks += 1;
+                    self.count = 0;
+                    self.count_bytes = 0;
+                } else {
+                    verdict = Err(DropReason::Forced);
+                }
             } else if !self.above && p.ns2_quirks {
                 // First arrival after crossing min_th (ns-2): start counting afresh.
                 self.above = true;
@@ -326,6 +337,7 @@ mod tests {
             bytes: false,
             queue_in_bytes: false,
             mark: false,
+            mark_above_max_th: false,
             packets_per_second: 2500.0,
             ns2_quirks: true,
         }
@@ -463,5 +475,27 @@ mod tests {
         assert!((w - (1.0 - (-1.0f64 / (10.0 * 0.1 * 2500.0)).exp())).abs() < 1e-15);
         assert_eq!(RedParams::automatic_min_th(2500.0), 6.25);
         assert_eq!(RedParams::automatic_min_th(1000.0), 5.0);
+    }
+
+    #[test]
+    fn a_marking_gateway_can_mark_above_max_th_too() {
+        let mut r = red(RedParams {
+            w_q: 1.0,
+            mark: true,
+            mark_above_max_th: true,
+            ..params()
+        });
+        let mut ect = packet(true);
+        assert_eq!(r.decide(SimTime::ZERO, 20, 0, None, &mut ect), Ok(()));
+        assert!(ect.ecn.ce);
+        assert_eq!(
+            r.decide(SimTime::ZERO, 20, 0, None, &mut packet(false)),
+            Err(DropReason::Forced)
+        );
+        assert_eq!(
+            r.decide(SimTime::ZERO, 50, 0, None, &mut packet(true)),
+            Err(DropReason::Overflow),
+            "the buffer limit still drops"
+        );
     }
 }

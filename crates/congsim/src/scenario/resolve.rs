@@ -598,6 +598,7 @@ fn resolve_queue(
             bytes: q.bytes.unwrap_or(false),
             queue_in_bytes: q.queue_in_bytes.unwrap_or(false),
             mark: q.ecn_marking.unwrap_or(false),
+            mark_above_max_th: q.mark_above_max_th.unwrap_or(false),
             packets_per_second,
             ns2_quirks: q.ns2_quirks.unwrap_or(true),
         }));
@@ -613,6 +614,7 @@ fn resolve_queue(
         ("bytes", q.bytes.is_some()),
         ("queue_in_bytes", q.queue_in_bytes.is_some()),
         ("ecn_marking", q.ecn_marking.is_some()),
+        ("mark_above_max_th", q.mark_above_max_th.is_some()),
         ("ns2_quirks", q.ns2_quirks.is_some()),
     ];
     if let Some((name, _)) = red_only.iter().find(|(_, given)| *given) {

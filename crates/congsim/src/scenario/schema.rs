@@ -180,6 +180,9 @@ pub struct QueueSpec {
     pub queue_in_bytes: Option<bool>,
     /// RED marks ECN-capable packets instead of dropping them early (ns-2 `setbit_`).
     pub ecn_marking: Option<bool>,
+    /// With ecn_marking, also mark instead of force-dropping above max_th (the 1993 paper's
+    /// marking gateway); default false.
+    pub mark_above_max_th: Option<bool>,
     /// RED's ns-2 details (no early drop into a queue of ≤ 1 packet; count restarts at the
     /// first crossing of min_th); default true.
     pub ns2_quirks: Option<bool>,
