@@ -10,13 +10,13 @@ if TYPE_CHECKING:
 
 #: Tables every run produces, then those produced on request.
 ALWAYS = ("flows", "links", "summary")
-OPTIONAL = ("flow_series", "link_series", "tcp_events", "sequence")
+OPTIONAL = ("flow_series", "link_series", "tcp_events", "sequence", "cbr")
 
 
 class Results:
     """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
     `[metrics]`, `flow_series`, `link_series`, `tcp_events` and `sequence` (the time-sequence
-    trace)."""
+    trace); `cbr` when the scenario has CBR sources."""
 
     def __init__(self, tables: dict[str, Any]) -> None:
         tables = dict(tables)
@@ -28,6 +28,8 @@ class Results:
         import pandas as pd
 
         if name not in self._columns:
+            if name == "cbr":
+                raise KeyError("the scenario has no [[cbr]] sources")
             if name in OPTIONAL:
                 raise KeyError(f"{name} was not recorded: enable it in the scenario's [metrics] table")
             raise KeyError(f"no table {name!r}; tables are: {', '.join(self.names)}")
@@ -65,6 +67,10 @@ class Results:
     @property
     def sequence(self) -> pd.DataFrame:
         return self.table("sequence")
+
+    @property
+    def cbr(self) -> pd.DataFrame:
+        return self.table("cbr")
 
     def write(self, directory: str | Path) -> list[Path]:
         """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its

@@ -98,6 +98,7 @@ fn main() -> ExitCode {
                         ("link_series", result.link_series.as_ref()),
                         ("tcp_events", result.tcp_events.as_ref()),
                         ("sequence", result.sequence.as_ref()),
+                        ("cbr", result.cbr.as_ref()),
                     ],
                 )
                 .and_then(|()| write_captures(&dir, &result.captures)),

@@ -129,10 +129,17 @@ impl TcpHeader {
     }
 }
 
+/// A UDP datagram of a constant-bit-rate source: a sequence number for loss accounting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UdpHeader {
+    pub seq: u64,
+}
+
 /// What a packet carries above IP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
     Tcp(TcpHeader),
+    Udp(UdpHeader),
 }
 
 /// One packet in flight.
@@ -162,10 +169,22 @@ impl Packet {
         }
     }
 
+    /// A UDP datagram of `size_bytes` on the wire.
+    pub fn udp(flow: FlowId, dst: NodeId, size_bytes: u32, seq: u64) -> Self {
+        Self {
+            size_bytes,
+            flow,
+            dst,
+            ecn: EcnBits::default(),
+            transport: Transport::Udp(UdpHeader { seq }),
+        }
+    }
+
     /// The TCP header, if this is a TCP packet.
     pub fn tcp(&self) -> Option<&TcpHeader> {
         match &self.transport {
             Transport::Tcp(h) => Some(h),
+            Transport::Udp(_) => None,
         }
     }
 
@@ -182,8 +201,9 @@ mod tests {
     /// Packets are copied into and out of link pipes at every hop: keep them one cache line.
     #[test]
     fn a_packet_fits_in_a_cache_line() {
+        // A link pipe stores a packet with its arrival time, 64-byte aligned.
         assert!(
-            size_of::<Packet>() <= 64,
+            size_of::<Packet>() + size_of::<crate::time::SimTime>() <= 64,
             "Packet grew to {} bytes",
             size_of::<Packet>()
         );

@@ -9,6 +9,7 @@
 //! The link is a sans-IO state machine: the caller tells it that a packet arrived or that a
 //! transmission ended, and it answers with what to schedule next.
 
+pub mod cbr;
 pub mod link;
 pub mod qdisc;
 

@@ -105,6 +105,7 @@ fn run<'py>(
         ("link_series", &result.link_series),
         ("tcp_events", &result.tcp_events),
         ("sequence", &result.sequence),
+        ("cbr", &result.cbr),
     ] {
         if let Some(t) = table {
             out.set_item(name, table_to_dict(py, t)?)?;

@@ -17,6 +17,7 @@ use congsim_core::rng::StreamFactory;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::{Packet, TcpHeader};
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
+use congsim_ip::cbr::CbrSource;
 use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::{DropTail, Red};
 use congsim_ip::{Link, LinkStats, Offer, Qdisc};
@@ -38,6 +39,8 @@ enum Event {
     FastTick,
     FlowStart(FlowId),
     FlowStop(FlowId),
+    /// CBR source `i` emits the packets it announced.
+    CbrEmit(u32),
     MeasureStart,
     MeasureEnd,
     Sample,
@@ -58,6 +61,21 @@ struct FlowState {
     delivered_at_end: Option<(u64, u64)>,
     /// Payload bytes delivered at the previous series sample.
     delivered_at_last_sample: u64,
+}
+
+/// A CBR source and what its sink received.
+struct CbrState {
+    source: CbrSource,
+    src: NodeId,
+    dst: NodeId,
+    /// Packets the pending emission sends.
+    pending_packets: u32,
+    next_seq: u64,
+    packets_delivered: u64,
+    packets_dropped: u64,
+    bytes_delivered: u64,
+    delivered_at_start: u64,
+    delivered_at_end: Option<u64>,
 }
 
 /// Sampled time series (opt-in).
@@ -132,6 +150,8 @@ pub struct RunResult {
     pub tcp_events: Option<Table>,
     /// The time-sequence trace (when `metrics.sequence_trace` is on).
     pub sequence: Option<Table>,
+    /// One row per CBR source (when the scenario has any).
+    pub cbr: Option<Table>,
     /// Packet captures: `(file name, pcap bytes)`.
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
@@ -151,6 +171,7 @@ struct Simulation<'a> {
     /// `routes[node * nodes + destination]`: the link to forward on.
     routes: Vec<Option<LinkId>>,
     flows: Vec<FlowState>,
+    cbr: Vec<CbrState>,
     slow_clocks: Vec<(SimDuration, Vec<FlowId>)>,
     fast_tick_flows: Vec<FlowId>,
     series: Option<Series>,
@@ -248,6 +269,31 @@ impl<'a> Simulation<'a> {
                 }
             })
             .collect();
+        let cbr = scenario
+            .cbr
+            .iter()
+            .map(|c| {
+                let mut rng = streams.stream(&format!("cbr/{}", c.name));
+                let mut config = c.config.clone();
+                if c.random_phase {
+                    let bits = u64::from(config.packet_bytes) * 8;
+                    let interval_ps = bits * 1_000_000_000_000 / config.rate.bps();
+                    config.phase = SimDuration::from_ps(rng.below(interval_ps.max(1)));
+                }
+                CbrState {
+                    source: CbrSource::new(config, rng),
+                    src: c.src,
+                    dst: c.dst,
+                    pending_packets: 0,
+                    next_seq: 0,
+                    packets_delivered: 0,
+                    packets_dropped: 0,
+                    bytes_delivered: 0,
+                    delivered_at_start: 0,
+                    delivered_at_end: None,
+                }
+            })
+            .collect();
         let link_to = scenario.links.iter().map(|l| l.to).collect();
         let routes: Vec<Option<LinkId>> = scenario.routes.iter().flatten().copied().collect();
         let nodes = scenario.nodes.len();
@@ -277,6 +323,7 @@ impl<'a> Simulation<'a> {
             fuse_next,
             routes,
             flows,
+            cbr,
             slow_clocks,
             fast_tick_flows,
             series: scenario.series_interval.map(|_| Series::default()),
@@ -310,6 +357,9 @@ impl<'a> Simulation<'a> {
                 self.queue
                     .schedule(Self::at(stop), Event::FlowStop(FlowId(i as u32)));
             }
+        }
+        for i in 0..self.cbr.len() {
+            self.schedule_cbr(i);
         }
         for (i, (period, _)) in self.slow_clocks.iter().enumerate() {
             self.queue.schedule(Self::at(*period), Event::SlowTick(i));
@@ -370,10 +420,14 @@ impl<'a> Simulation<'a> {
                     self.flush_sender(now, f);
                 }
                 Event::FlowStop(f) => self.flows[f.index()].sender.stop(),
+                Event::CbrEmit(i) => self.emit_cbr(now, i as usize),
                 Event::MeasureStart => {
                     for flow in &mut self.flows {
                         let st = flow.receiver.stats();
                         flow.delivered_at_start = (st.bytes_delivered, st.wire_bytes_delivered);
+                    }
+                    for c in &mut self.cbr {
+                        c.delivered_at_start = c.bytes_delivered;
                     }
                 }
                 Event::MeasureEnd => self.snapshot_measure_end(),
@@ -397,6 +451,101 @@ impl<'a> Simulation<'a> {
                 flow.delivered_at_end = Some((st.bytes_delivered, st.wire_bytes_delivered));
             }
         }
+        for c in &mut self.cbr {
+            c.delivered_at_end.get_or_insert(c.bytes_delivered);
+        }
+    }
+
+    /// The `cbr` table: what each source sent and its sink received.
+    fn cbr_table(&self, window_s: f64) -> Table {
+        let specs = &self.scenario.cbr;
+        let mut t = Table::default();
+        t.push(
+            "cbr",
+            Column::Str(specs.iter().map(|c| c.name.clone()).collect()),
+        );
+        let node = |n: NodeId| self.scenario.nodes[n.index()].clone();
+        t.push(
+            "from",
+            Column::Str(specs.iter().map(|c| node(c.src)).collect()),
+        );
+        t.push(
+            "to",
+            Column::Str(specs.iter().map(|c| node(c.dst)).collect()),
+        );
+        t.push(
+            "rate_bps",
+            Column::U64(specs.iter().map(|c| c.config.rate.bps()).collect()),
+        );
+        t.push(
+            "packets_sent",
+            Column::U64(self.cbr.iter().map(|c| c.next_seq).collect()),
+        );
+        t.push(
+            "packets_delivered",
+            Column::U64(self.cbr.iter().map(|c| c.packets_delivered).collect()),
+        );
+        t.push(
+            "packets_dropped",
+            Column::U64(self.cbr.iter().map(|c| c.packets_dropped).collect()),
+        );
+        t.push(
+            "bytes_delivered",
+            Column::U64(self.cbr.iter().map(|c| c.bytes_delivered).collect()),
+        );
+        t.push(
+            "throughput_bps",
+            Column::F64(
+                self.cbr
+                    .iter()
+                    .map(|c| {
+                        let end = c.delivered_at_end.unwrap_or(c.bytes_delivered);
+                        (end - c.delivered_at_start) as f64 * 8.0 / window_s
+                    })
+                    .collect(),
+            ),
+        );
+        t.push(
+            "loss_ratio",
+            Column::F64(
+                self.cbr
+                    .iter()
+                    .map(|c| {
+                        if c.next_seq == 0 {
+                            0.0
+                        } else {
+                            c.packets_dropped as f64 / c.next_seq as f64
+                        }
+                    })
+                    .collect(),
+            ),
+        );
+        t
+    }
+
+    /// Asks CBR source `i` for its next emission and schedules it (if before the end).
+    fn schedule_cbr(&mut self, i: usize) {
+        let end = Self::at(self.scenario.duration);
+        let c = &mut self.cbr[i];
+        if let Some((at, packets)) = c.source.next_emission()
+            && at < end
+        {
+            c.pending_packets = packets;
+            self.queue.schedule(at, Event::CbrEmit(i as u32));
+        }
+    }
+
+    /// CBR source `i` sends its pending packets back to back, then schedules its next emission.
+    fn emit_cbr(&mut self, now: SimTime, i: usize) {
+        let flow = FlowId((self.flows.len() + i) as u32);
+        let c = &mut self.cbr[i];
+        let (src, dst, size) = (c.src, c.dst, c.source.config().packet_bytes);
+        let first = c.next_seq;
+        c.next_seq += u64::from(c.pending_packets);
+        for seq in first..c.next_seq {
+            self.forward(now, src, Packet::udp(flow, dst, size, seq));
+        }
+        self.schedule_cbr(i);
     }
 
     /// Puts `pkt` on the link towards its destination.
@@ -429,6 +578,9 @@ impl<'a> Simulation<'a> {
                 }
                 Offer::Queued => {}
                 Offer::Dropped { .. } => {
+                    if pkt.tcp().is_none() {
+                        self.cbr[pkt.flow.index() - self.flows.len()].packets_dropped += 1;
+                    }
                     if let (Some(trace), Some(header)) = (&mut self.sequence, pkt.tcp()) {
                         let event = if header.is_data { "drop" } else { "ack_drop" };
                         let sender = &self.flows[pkt.flow.index()].sender;
@@ -461,6 +613,10 @@ impl<'a> Simulation<'a> {
             return;
         }
         let Some(header) = pkt.tcp().copied() else {
+            // A CBR datagram reaches its sink.
+            let c = &mut self.cbr[pkt.flow.index() - self.flows.len()];
+            c.packets_delivered += 1;
+            c.bytes_delivered += u64::from(pkt.size_bytes);
             return;
         };
         let f = pkt.flow;
@@ -598,6 +754,7 @@ impl<'a> Simulation<'a> {
             .map(|c| (c.file.clone(), self.capture(c, end)))
             .collect();
         let window_s = (s.measure_until.as_ps() - s.measure_from.as_ps()) as f64 / 1e12;
+        let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(window_s));
         let names = |v: Vec<String>| Column::Str(v);
 
         let mut goodput = Vec::new();
@@ -949,6 +1106,7 @@ impl<'a> Simulation<'a> {
             flows,
             tcp_events,
             sequence,
+            cbr,
             captures,
             links,
             summary,

@@ -231,6 +231,41 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected `droptail` or `red` (line 9, column 18)",
         ),
         (
+            "CBR source without a route",
+            Box::new(|b| {
+                format!("{b}[[cbr]]\nfrom = \"a\"\nto = \"c\"\nrate = \"1Mbps\"\n")
+                    .replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]")
+            }),
+            "bad.toml: cbr[0]: no route from \"a\" to \"c\"",
+        ),
+        (
+            "CBR burst size with a shaped pattern",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nburst_packets = 4\n"
+                )
+            }),
+            "bad.toml: cbr[0].burst_packets: applies to pattern = \"burst\" only",
+        ),
+        (
+            "CBR on periods out of order",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\non = [[\"0.5s\", \"0.8s\"], [\"0.1s\", \"0.2s\"]]\n"
+                )
+            }),
+            "bad.toml: cbr[0].on[1]: on periods must be in time order and must not overlap",
+        ),
+        (
+            "CBR on period past the end",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\non = [[\"0.5s\", \"2s\"]]\n"
+                )
+            }),
+            "bad.toml: cbr[0].on[0]: must be [start, stop] with start < stop <= simulation.duration",
+        ),
+        (
             "unknown congestion-mark answer",
             Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"red\"\n")),
             "bad.toml: tcp.congestion_marks: unknown variant `red`, expected one of `off`, `ecn`, `bcn` (line 13, column 20)",

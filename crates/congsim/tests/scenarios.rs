@@ -16,6 +16,7 @@ fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
         "links" => &r.links,
         "tcp_events" => r.tcp_events.as_ref().expect("tcp_events on"),
         "sequence" => r.sequence.as_ref().expect("sequence_trace on"),
+        "cbr" => r.cbr.as_ref().expect("CBR sources"),
         _ => unreachable!(),
     };
     match t.column(name) {
@@ -657,6 +658,79 @@ start_jitter = "100ms"
     let mixed = run_toml(&scenario("off", true));
     assert!(bottleneck(&mixed, "drops_early") > 50.0);
     assert_eq!(bottleneck(&mixed, "marks"), 0.0);
+}
+
+/// CBR sources deliver their rate when the path has room, lose the excess at a bottleneck,
+/// follow their on/off schedule, and leave a TCP flow the rest of the link.
+#[test]
+fn cbr_sources_deliver_their_rate_and_share_with_tcp() {
+    let scenario = |cbr: &str, tcp: bool| {
+        let flows = if tcp {
+            "[[flows]]\nname = \"ftp\"\nfrom = \"a\"\nto = \"b\"\n"
+        } else {
+            ""
+        };
+        format!(
+            r#"
+nodes = ["a", "r", "b"]
+[simulation]
+duration = "10s"
+[[links]]
+from = "a"
+to = "r"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+from = "r"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+queue = {{ limit_packets = 50 }}
+[tcp]
+window = 100
+packet_size = "500B"
+{flows}
+{cbr}
+"#
+        )
+    };
+    let run_cbr = |cbr: &str, tcp: bool| {
+        let text = scenario(cbr, tcp);
+        let scenario = from_toml_str(&text, "cbr.toml").unwrap_or_else(|e| panic!("{e}"));
+        run(&scenario, 0)
+    };
+    // 6 Mbps through a 10 Mbps bottleneck: all of it arrives.
+    let fits = run_cbr(
+        "[[cbr]]\nname = \"video\"\nfrom = \"a\"\nto = \"b\"\nrate = \"6Mbps\"\n",
+        false,
+    );
+    let tput = f64_col(&fits, "cbr", "throughput_bps")[0];
+    assert!((tput - 6e6).abs() < 6e6 * 0.002, "{tput}");
+    assert_eq!(f64_col(&fits, "cbr", "loss_ratio")[0], 0.0);
+    // 30 Mbps into 10 Mbps: the bottleneck carries 10 Mbps and drops the rest.
+    let over = run_cbr(
+        "[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"30Mbps\"\npattern = \"burst\"\n",
+        false,
+    );
+    let tput = f64_col(&over, "cbr", "throughput_bps")[0];
+    assert!((tput - 10e6).abs() < 10e6 * 0.01, "{tput}");
+    let loss = f64_col(&over, "cbr", "loss_ratio")[0];
+    assert!((loss - 2.0 / 3.0).abs() < 0.01, "{loss}");
+    // On for 4 of the 10 seconds: 4 s worth of packets.
+    let on_off = run_cbr(
+        "[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"6Mbps\"\non = [[\"1s\", \"3s\"], [\"6s\", \"8s\"]]\n",
+        false,
+    );
+    assert_eq!(f64_col(&on_off, "cbr", "packets_sent")[0], 4.0 * 1500.0);
+    // TCP takes what the CBR source leaves.
+    let shared = run_cbr(
+        "[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"4Mbps\"\npattern = \"fluctuation\"\n",
+        true,
+    );
+    let tcp = f64_col(&shared, "flows", "goodput_bps")[0];
+    let video = f64_col(&shared, "cbr", "throughput_bps")[0];
+    assert!(tcp > 5e6 && tcp + video < 10e6, "tcp {tcp}, cbr {video}");
+    assert!(video > 3.5e6, "{video}");
 }
 
 /// RFC 3042's case: with cwnd capped at 3 packets, one loss leaves only two duplicate ACKs.

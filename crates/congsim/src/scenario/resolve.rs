@@ -3,10 +3,11 @@
 
 use super::ScenarioError;
 use super::schema::*;
-use congsim_core::time::SimDuration;
+use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
 use congsim_core::wire::SackBlocks;
 use congsim_core::{FlowId, LinkId, NodeId};
+use congsim_ip::cbr::{CbrConfig, CbrPattern};
 use congsim_ip::qdisc::RedParams;
 use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::config::{CongestionEcho, MarkResponse, SackSender};
@@ -81,6 +82,18 @@ pub struct ResolvedFlow {
     pub profile_name: &'static str,
 }
 
+/// One CBR source, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedCbr {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The schedule; its `phase` is replaced by a draw when `random_phase`.
+    pub config: CbrConfig,
+    /// Draw the grid origin uniformly in one interval (from the source's own stream).
+    pub random_phase: bool,
+}
+
 /// A validated scenario, ready to run.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -93,6 +106,8 @@ pub struct Scenario {
     pub nodes: Vec<String>,
     pub links: Vec<ResolvedLink>,
     pub flows: Vec<ResolvedFlow>,
+    /// CBR sources; their flow ids follow the TCP flows' (`flows.len() + i`).
+    pub cbr: Vec<ResolvedCbr>,
     /// `routes[node][destination]`: the link to forward on.
     pub routes: Vec<Vec<Option<LinkId>>>,
     pub efficiency_max: Option<Rate>,
@@ -245,8 +260,11 @@ impl Scenario {
         let routes = shortest_path_routes(file.nodes.len(), &links);
 
         // Flows.
-        if file.flows.is_empty() {
-            return Err(ctx.err("flows", "declare at least one flow"));
+        if file.flows.is_empty() && file.cbr.is_empty() {
+            return Err(ctx.err(
+                "flows",
+                "declare at least one TCP flow ([[flows]]) or CBR source ([[cbr]])",
+            ));
         }
         let mut flows: Vec<ResolvedFlow> = Vec::new();
         let mut flow_ids: BTreeMap<String, Vec<FlowId>> = BTreeMap::new();
@@ -342,7 +360,17 @@ impl Scenario {
             }
         }
 
-        find_single_feeders(&mut links, &routes, &flows);
+        let cbr = resolve_cbr(
+            &ctx,
+            &file,
+            &lookup,
+            &routes,
+            duration,
+            flows.len(),
+            &mut flow_ids,
+        )?;
+        let one_way: Vec<(NodeId, NodeId)> = cbr.iter().map(|c| (c.src, c.dst)).collect();
+        find_single_feeders(&mut links, &routes, &flows, &one_way);
 
         // Scripted drops and marks.
         let scripted = file
@@ -442,6 +470,7 @@ impl Scenario {
             nodes: file.nodes.clone(),
             links,
             flows,
+            cbr,
             routes,
             hop_fusion: true,
             captures,
@@ -454,6 +483,122 @@ impl Scenario {
     }
 }
 
+/// The CBR sources (`cbr[i]`), with flow ids after the `tcp_flows` TCP flows.
+fn resolve_cbr(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    lookup: &dyn Fn(String, &str) -> Result<NodeId, ScenarioError>,
+    routes: &[Vec<Option<LinkId>>],
+    duration: SimDuration,
+    tcp_flows: usize,
+    flow_ids: &mut BTreeMap<String, Vec<FlowId>>,
+) -> Result<Vec<ResolvedCbr>, ScenarioError> {
+    let mut out: Vec<ResolvedCbr> = Vec::new();
+    for (i, spec) in file.cbr.iter().enumerate() {
+        let p = format!("cbr[{i}]");
+        let src = lookup(format!("{p}.from"), &spec.from)?;
+        let dst = lookup(format!("{p}.to"), &spec.to)?;
+        if src == dst {
+            return Err(ctx.err(format!("{p}.to"), "must differ from from"));
+        }
+        if routes[src.index()][dst.index()].is_none() {
+            return Err(ctx.err(
+                p.clone(),
+                format!("no route from \"{}\" to \"{}\"", spec.from, spec.to),
+            ));
+        }
+        let packet_bytes = match &spec.packet_size {
+            Some(s) => u32::try_from(s.value.0)
+                .ok()
+                .filter(|&b| (1..=65_535).contains(&b))
+                .ok_or_else(|| {
+                    ctx.err(format!("{p}.packet_size"), "must be between 1B and 65535B")
+                })?,
+            None => 500,
+        };
+        let pattern = match spec.pattern.unwrap_or(CbrPatternName::Shaped) {
+            CbrPatternName::Shaped => CbrPattern::Shaped,
+            CbrPatternName::Fluctuation => CbrPattern::Fluctuation,
+            CbrPatternName::Burst => CbrPattern::Burst {
+                packets: match spec.burst_packets {
+                    Some(0) => {
+                        return Err(ctx.err(format!("{p}.burst_packets"), "must be at least 1"));
+                    }
+                    other => other.unwrap_or(15),
+                },
+            },
+        };
+        if spec.burst_packets.is_some() && !matches!(pattern, CbrPattern::Burst { .. }) {
+            return Err(ctx.err(
+                format!("{p}.burst_packets"),
+                "applies to pattern = \"burst\" only",
+            ));
+        }
+        let mut on = Vec::new();
+        for (k, [start, stop]) in spec.on.iter().flatten().enumerate() {
+            let (start, stop) = (start.value, stop.value);
+            if stop <= start || stop > duration {
+                return Err(ctx.err(
+                    format!("{p}.on[{k}]"),
+                    "must be [start, stop] with start < stop <= simulation.duration",
+                ));
+            }
+            if on
+                .last()
+                .is_some_and(|&(_, prev): &(SimTime, SimTime)| SimTime::ZERO + start < prev)
+            {
+                return Err(ctx.err(
+                    format!("{p}.on[{k}]"),
+                    "on periods must be in time order and must not overlap",
+                ));
+            }
+            on.push((SimTime::ZERO + start, SimTime::ZERO + stop));
+        }
+        if spec.on.as_ref().is_some_and(Vec::is_empty) {
+            return Err(ctx.err(
+                format!("{p}.on"),
+                "give at least one period, or leave it out for always on",
+            ));
+        }
+        if spec.count == 0 {
+            return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
+        }
+        let base_name = spec.name.clone().unwrap_or_else(|| format!("cbr{i}"));
+        for k in 0..spec.count {
+            let name = if spec.count == 1 {
+                base_name.clone()
+            } else {
+                format!("{base_name}.{k}")
+            };
+            if flow_ids.contains_key(&name) {
+                return Err(ctx.err(
+                    format!("{p}.name"),
+                    format!("duplicate flow name \"{name}\""),
+                ));
+            }
+            let id = FlowId((tcp_flows + out.len()) as u32);
+            flow_ids.entry(base_name.clone()).or_default().push(id);
+            if spec.count > 1 {
+                flow_ids.entry(name.clone()).or_default().push(id);
+            }
+            out.push(ResolvedCbr {
+                name,
+                src,
+                dst,
+                config: CbrConfig {
+                    packet_bytes,
+                    rate: spec.rate.value,
+                    pattern,
+                    phase: SimDuration::ZERO,
+                    on: on.clone(),
+                },
+                random_phase: spec.phase.unwrap_or(BootPhaseName::Random) == BootPhaseName::Random,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// Where packets entering a link come from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Feeder {
@@ -462,16 +607,18 @@ enum Feeder {
     Link(LinkId),
 }
 
-/// Marks each link whose every flow path arrives through the same upstream link.
+/// Marks each link whose every path (TCP data and ACKs, and the one-way paths of UDP sources)
+/// arrives through the same upstream link.
 fn find_single_feeders(
     links: &mut [ResolvedLink],
     routes: &[Vec<Option<LinkId>>],
     flows: &[ResolvedFlow],
+    one_way: &[(NodeId, NodeId)],
 ) {
     let mut feeders: Vec<Vec<Feeder>> = vec![Vec::new(); links.len()];
-    for flow in flows {
-        // The data path and the ACK path.
-        for (from, to) in [(flow.src, flow.dst), (flow.dst, flow.src)] {
+    let tcp_paths = flows.iter().flat_map(|f| [(f.src, f.dst), (f.dst, f.src)]);
+    for (from, to) in tcp_paths.chain(one_way.iter().copied()) {
+        {
             let (mut node, mut feeder) = (from, Feeder::Host);
             while node != to {
                 let link = routes[node.index()][to.index()].expect("routes were validated");

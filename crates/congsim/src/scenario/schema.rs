@@ -44,7 +44,12 @@ pub struct ScenarioFile {
     /// TCP settings applied to every flow unless the flow overrides them.
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// TCP connections.
+    #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Constant-bit-rate UDP sources.
+    #[serde(default)]
+    pub cbr: Vec<CbrSpec>,
     #[serde(default)]
     pub metrics: MetricsSpec,
     /// Scripted drops, for tests and worked examples.
@@ -395,6 +400,46 @@ pub struct MetricsSpec {
     /// every TCP packet dropped, with cwnd, ssthresh and pipe: the time-sequence trace.
     #[serde(default)]
     pub sequence_trace: bool,
+}
+
+/// A constant-bit-rate UDP source (spec `ip.md` §5.4).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CbrSpec {
+    /// Name in output tables (default `cbr<i>`; with `count > 1`, `<name>.<k>`).
+    #[serde(default)]
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    pub rate: RateText,
+    /// Bytes on the wire per packet (default 500B).
+    #[serde(default)]
+    pub packet_size: Option<SizeText>,
+    /// `shaped` (default), `fluctuation` or `burst`.
+    #[serde(default)]
+    pub pattern: Option<CbrPatternName>,
+    /// Packets per burst with `pattern = "burst"` (default 15: seed 004's 15 every 10 ms at
+    /// 6 Mbps with 500-byte packets).
+    #[serde(default)]
+    pub burst_packets: Option<u32>,
+    /// The grid's origin: `random` (uniform in one interval, from the source's own stream;
+    /// the default) or `zero`.
+    #[serde(default)]
+    pub phase: Option<BootPhaseName>,
+    /// On periods as `[start, stop]` pairs (default: always on).
+    #[serde(default)]
+    pub on: Option<Vec<[DurationText; 2]>>,
+    /// Identical sources this entry stands for.
+    #[serde(default = "default_count")]
+    pub count: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CbrPatternName {
+    Shaped,
+    Fluctuation,
+    Burst,
 }
 
 /// Drop (or mark) the `packet`-th (1-based) data packet of `flow` arriving at the link

@@ -1,0 +1,206 @@
+//! Constant-bit-rate UDP sources (spec `ip.md` §5.4), as a sans-IO emission schedule: the caller
+//! asks for the next emission, sends its packets, and asks again.
+//!
+//! Emissions sit on a grid `t0 + k·Δ` (exact integer picoseconds, no drift): one packet per slot
+//! with `Δ = T = 8P/R` (shaped), the same delayed by `U(0, T)` each (fluctuation), or `n`
+//! packets back to back every `n·T` (burst). An on/off schedule keeps the slots whose grid time
+//! falls inside an on period.
+
+use congsim_core::rng::RngStream;
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::units::Rate;
+
+/// When the packets of a CBR source leave its host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CbrPattern {
+    /// A hardware shaper: packet k exactly at `t0 + k·T`.
+    Shaped,
+    /// Each packet delayed by an independent `U(0, T)` (seed 004's "fluctuation").
+    Fluctuation,
+    /// `packets` back to back every `packets · T` (seed 004's burst: 15 every 10 ms).
+    Burst { packets: u32 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CbrConfig {
+    /// Bytes on the wire per packet.
+    pub packet_bytes: u32,
+    pub rate: Rate,
+    pub pattern: CbrPattern,
+    /// The grid's origin `t0`.
+    pub phase: SimDuration,
+    /// On periods `[start, stop)`, sorted and disjoint; empty means always on.
+    pub on: Vec<(SimTime, SimTime)>,
+}
+
+/// Counters of a source.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CbrStats {
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+}
+
+pub struct CbrSource {
+    cfg: CbrConfig,
+    /// Picoseconds·bps of one slot: the slot time is `t0 + k · slot_bits · 10^12 / bps`.
+    slot_bits: u128,
+    packets_per_slot: u32,
+    next_slot: u64,
+    rng: RngStream,
+    stats: CbrStats,
+}
+
+impl CbrSource {
+    pub fn new(cfg: CbrConfig, rng: RngStream) -> Self {
+        let packets_per_slot = match cfg.pattern {
+            CbrPattern::Burst { packets } => packets.max(1),
+            CbrPattern::Shaped | CbrPattern::Fluctuation => 1,
+        };
+        Self {
+            slot_bits: u128::from(cfg.packet_bytes) * 8 * u128::from(packets_per_slot),
+            packets_per_slot,
+            next_slot: 0,
+            rng,
+            stats: CbrStats::default(),
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &CbrConfig {
+        &self.cfg
+    }
+    pub fn stats(&self) -> &CbrStats {
+        &self.stats
+    }
+
+    /// The grid time of slot `k`.
+    fn slot_time(&self, k: u64) -> SimTime {
+        let ps =
+            u128::from(k) * self.slot_bits * 1_000_000_000_000 / u128::from(self.cfg.rate.bps());
+        SimTime::ZERO + self.cfg.phase + SimDuration::from_ps(ps as u64)
+    }
+
+    /// The first slot whose grid time is at or after `t`.
+    fn first_slot_from(&self, t: SimTime) -> u64 {
+        let origin = SimTime::ZERO + self.cfg.phase;
+        if t <= origin {
+            return 0;
+        }
+        let offset = u128::from(t.since(origin).as_ps()) * u128::from(self.cfg.rate.bps());
+        let per_slot = self.slot_bits * 1_000_000_000_000;
+        offset.div_ceil(per_slot) as u64
+    }
+
+    /// The next emission: when, and how many packets leave back to back. `None` once the
+    /// schedule has ended. Each call consumes the emission it returns.
+    pub fn next_emission(&mut self) -> Option<(SimTime, u32)> {
+        let mut t = self.slot_time(self.next_slot);
+        if !self.cfg.on.is_empty() {
+            // Skip to the first slot inside an on period.
+            let (start, stop) = self.cfg.on.iter().copied().find(|&(_, stop)| t < stop)?;
+            if t < start {
+                self.next_slot = self.first_slot_from(start);
+                t = self.slot_time(self.next_slot);
+                if t >= stop {
+                    // The period is shorter than a slot: look further.
+                    self.next_slot += 1;
+                    return self.next_emission();
+                }
+            }
+        }
+        self.next_slot += 1;
+        if self.cfg.pattern == CbrPattern::Fluctuation {
+            let interval = self.slot_time(self.next_slot).since(t).as_ps();
+            t += SimDuration::from_ps(self.rng.below(interval.max(1)));
+        }
+        let n = self.packets_per_slot;
+        self.stats.packets_sent += u64::from(n);
+        self.stats.bytes_sent += u64::from(n) * u64::from(self.cfg.packet_bytes);
+        Some((t, n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use congsim_core::rng::StreamFactory;
+
+    fn source(pattern: CbrPattern, on: Vec<(SimTime, SimTime)>) -> CbrSource {
+        CbrSource::new(
+            CbrConfig {
+                packet_bytes: 500,
+                rate: Rate::from_bps(6_000_000).unwrap(),
+                pattern,
+                phase: SimDuration::ZERO,
+                on,
+            },
+            StreamFactory::new(1, 0).stream("cbr"),
+        )
+    }
+
+    fn emissions(s: &mut CbrSource, until: SimTime) -> Vec<(SimTime, u32)> {
+        std::iter::from_fn(|| s.next_emission())
+            .take_while(|&(t, _)| t < until)
+            .collect()
+    }
+
+    #[test]
+    fn shaped_packets_sit_on_an_exact_grid() {
+        let mut s = source(CbrPattern::Shaped, vec![]);
+        let e = emissions(&mut s, SimTime::from_secs(1));
+        // T = 4000 bits / 6 Mbps = 666.666… µs: 1500 packets per second, no drift.
+        assert_eq!(e.len(), 1500);
+        assert_eq!(e[1].0, SimTime::ZERO + SimDuration::from_ps(666_666_666));
+        assert_eq!(e[3].0, SimTime::from_millis(2));
+        assert_eq!(
+            e[1499].0,
+            SimTime::ZERO + SimDuration::from_ps(999_333_333_333)
+        );
+    }
+
+    #[test]
+    fn fluctuation_delays_each_packet_within_one_interval_in_order() {
+        let mut s = source(CbrPattern::Fluctuation, vec![]);
+        let e = emissions(&mut s, SimTime::from_secs(1));
+        let period = 666_666_666u64;
+        for (k, &(t, n)) in e.iter().enumerate() {
+            let grid = (k as u128 * 4000 * 1_000_000_000_000 / 6_000_000) as u64;
+            assert!(
+                t.as_ps() >= grid && t.as_ps() < grid + period + 1,
+                "packet {k}"
+            );
+            assert_eq!(n, 1);
+        }
+        assert!(e.windows(2).all(|w| w[0].0 <= w[1].0), "order kept");
+        assert!(
+            e.iter().any(|&(t, _)| t.as_ps() % period > 1000),
+            "actually delayed"
+        );
+    }
+
+    #[test]
+    fn bursts_of_15_every_10_ms_keep_the_rate() {
+        let mut s = source(CbrPattern::Burst { packets: 15 }, vec![]);
+        let e = emissions(&mut s, SimTime::from_secs(1));
+        assert_eq!(e.len(), 100);
+        assert!(e.iter().all(|&(_, n)| n == 15));
+        assert_eq!(e[1].0, SimTime::from_millis(10));
+        // 6 Mbps: 1500 packets of 500 bytes per second.
+        assert_eq!(e.iter().map(|&(_, n)| u64::from(n)).sum::<u64>(), 1500);
+    }
+
+    #[test]
+    fn on_off_schedule_keeps_only_slots_inside_on_periods() {
+        let on = vec![
+            (SimTime::ZERO, SimTime::from_millis(6)),
+            (SimTime::from_millis(14), SimTime::from_millis(20)),
+        ];
+        let mut s = source(CbrPattern::Shaped, on);
+        let e: Vec<(SimTime, u32)> = std::iter::from_fn(|| s.next_emission()).collect();
+        // 9 slots in [0, 6 ms) and 9 in [14, 20 ms); then the schedule ends.
+        assert_eq!(e.len(), 18);
+        assert_eq!(e[8].0, SimTime::ZERO + SimDuration::from_ps(5_333_333_333));
+        assert_eq!(e[9].0, SimTime::ZERO + SimDuration::from_ps(14_000_000_000));
+        assert!(e.iter().all(|&(t, _)| t < SimTime::from_millis(20)));
+    }
+}
