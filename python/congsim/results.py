@@ -10,13 +10,13 @@ if TYPE_CHECKING:
 
 #: Tables every run produces, then those produced on request.
 ALWAYS = ("flows", "links", "summary")
-OPTIONAL = ("flow_series", "link_series", "tcp_events", "sequence", "cbr")
+OPTIONAL = ("flow_series", "link_series", "tcp_events", "sequence", "cbr", "classes")
 
 
 class Results:
     """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
     `[metrics]`, `flow_series`, `link_series`, `tcp_events` and `sequence` (the time-sequence
-    trace); `cbr` when the scenario has CBR sources."""
+    trace); `cbr` when the scenario has CBR sources; `classes` when it has priority queues."""
 
     def __init__(self, tables: dict[str, Any]) -> None:
         tables = dict(tables)
@@ -30,6 +30,8 @@ class Results:
         if name not in self._columns:
             if name == "cbr":
                 raise KeyError("the scenario has no [[cbr]] sources")
+            if name == "classes":
+                raise KeyError('the scenario has no class-based queue (queue.kind = "priority")')
             if name in OPTIONAL:
                 raise KeyError(f"{name} was not recorded: enable it in the scenario's [metrics] table")
             raise KeyError(f"no table {name!r}; tables are: {', '.join(self.names)}")
@@ -71,6 +73,10 @@ class Results:
     @property
     def cbr(self) -> pd.DataFrame:
         return self.table("cbr")
+
+    @property
+    def classes(self) -> pd.DataFrame:
+        return self.table("classes")
 
     def write(self, directory: str | Path) -> list[Path]:
         """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its

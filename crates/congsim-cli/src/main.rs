@@ -99,6 +99,7 @@ fn main() -> ExitCode {
                         ("tcp_events", result.tcp_events.as_ref()),
                         ("sequence", result.sequence.as_ref()),
                         ("cbr", result.cbr.as_ref()),
+                        ("classes", result.classes.as_ref()),
                     ],
                 )
                 .and_then(|()| write_captures(&dir, &result.captures)),

@@ -243,6 +243,10 @@ impl Link {
     pub fn stats(&self) -> &LinkStats {
         &self.stats
     }
+    /// Per-class counters of a class-based queue (empty for a single FIFO).
+    pub fn class_stats(&self) -> &[crate::qdisc::ClassStats] {
+        self.qdisc.class_stats()
+    }
 
     /// The counters as of `end`: the fast path counts a transmission when it admits the packet,
     /// so packets still waiting at `end` are taken back out.

@@ -106,6 +106,7 @@ fn run<'py>(
         ("tcp_events", &result.tcp_events),
         ("sequence", &result.sequence),
         ("cbr", &result.cbr),
+        ("classes", &result.classes),
     ] {
         if let Some(t) = table {
             out.set_item(name, table_to_dict(py, t)?)?;

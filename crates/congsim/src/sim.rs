@@ -19,8 +19,8 @@ use congsim_core::wire::{Packet, TcpHeader};
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::cbr::CbrSource;
 use congsim_ip::link::LinkConfig;
-use congsim_ip::qdisc::{DropTail, Red};
-use congsim_ip::{Link, LinkStats, Offer, Qdisc};
+use congsim_ip::qdisc::{DropTail, Priority, Red};
+use congsim_ip::{LimitSemantics, Link, LinkStats, Offer, Qdisc};
 use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
 
 /// The 4.3BSD fast timer (delayed ACKs) period.
@@ -152,6 +152,8 @@ pub struct RunResult {
     pub sequence: Option<Table>,
     /// One row per CBR source (when the scenario has any).
     pub cbr: Option<Table>,
+    /// One row per class of each class-based queue (when there are any).
+    pub classes: Option<Table>,
     /// Packet captures: `(file name, pcap bytes)`.
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
@@ -203,6 +205,18 @@ impl<'a> Simulation<'a> {
                             semantics,
                             drop_front,
                         } => Qdisc::DropTail(DropTail::new(*limit, *semantics, *drop_front)),
+                        QueueDiscipline::Priority {
+                            limits,
+                            class_of,
+                            default_class,
+                        } => Qdisc::Priority(Priority::new(
+                            limits
+                                .iter()
+                                .map(|&l| DropTail::packets(l, LimitSemantics::Waiting))
+                                .collect(),
+                            class_of.clone(),
+                            *default_class,
+                        )),
                         QueueDiscipline::Red(params) => Qdisc::Red(Box::new(Red::new(
                             params.clone(),
                             streams.stream(&format!("link/{}/red", l.name)),
@@ -454,6 +468,55 @@ impl<'a> Simulation<'a> {
         for c in &mut self.cbr {
             c.delivered_at_end.get_or_insert(c.bytes_delivered);
         }
+    }
+
+    /// The `classes` table, if any link has a class-based queue.
+    fn classes_table(&self) -> Option<Table> {
+        let rows: Vec<(&str, usize, &congsim_ip::qdisc::ClassStats)> = self
+            .links
+            .iter()
+            .zip(&self.scenario.links)
+            .flat_map(|(link, spec)| {
+                link.class_stats()
+                    .iter()
+                    .enumerate()
+                    .map(move |(c, st)| (spec.name.as_str(), c, st))
+            })
+            .collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let duration_s = self.scenario.duration.as_secs_f64();
+        let mut t = Table::default();
+        t.push(
+            "link",
+            Column::Str(rows.iter().map(|r| r.0.to_string()).collect()),
+        );
+        t.push(
+            "class",
+            Column::U64(rows.iter().map(|r| r.1 as u64).collect()),
+        );
+        t.push(
+            "arrivals",
+            Column::U64(rows.iter().map(|r| r.2.arrivals).collect()),
+        );
+        t.push(
+            "drops",
+            Column::U64(rows.iter().map(|r| r.2.drops).collect()),
+        );
+        t.push(
+            "departures",
+            Column::U64(rows.iter().map(|r| r.2.departures).collect()),
+        );
+        t.push(
+            "throughput_bps",
+            Column::F64(
+                rows.iter()
+                    .map(|r| r.2.bytes_departed as f64 * 8.0 / duration_s)
+                    .collect(),
+            ),
+        );
+        Some(t)
     }
 
     /// The `cbr` table: what each source sent and its sink received.
@@ -755,6 +818,7 @@ impl<'a> Simulation<'a> {
             .collect();
         let window_s = (s.measure_until.as_ps() - s.measure_from.as_ps()) as f64 / 1e12;
         let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(window_s));
+        let classes = self.classes_table();
         let names = |v: Vec<String>| Column::Str(v);
 
         let mut goodput = Vec::new();
@@ -1107,6 +1171,7 @@ impl<'a> Simulation<'a> {
             tcp_events,
             sequence,
             cbr,
+            classes,
             captures,
             links,
             summary,

@@ -228,7 +228,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"fq_codel\" }",
                 )
             }),
-            "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected `droptail` or `red` (line 9, column 18)",
+            "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected one of `droptail`, `red`, `priority` (line 9, column 18)",
         ),
         (
             "CBR source without a route",
@@ -264,6 +264,36 @@ fn malformed_scenarios_get_exact_messages() {
                 )
             }),
             "bad.toml: cbr[0].on[0]: must be [start, stop] with start < stop <= simulation.duration",
+        ),
+        (
+            "priority queue without classes",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"priority\" }",
+                )
+            }),
+            "bad.toml: links[0].queue.classes: give the classes, highest priority first",
+        ),
+        (
+            "priority class with an unknown flow",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"priority\", classes = [{ flows = [\"video\"] }, {}] }",
+                )
+            }),
+            "bad.toml: links[0].queue.classes[0].flows[0]: unknown flow \"video\"; flows are: flow0",
+        ),
+        (
+            "RED setting on a priority queue",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"priority\", classes = [{}], max_p = 0.1 }",
+                )
+            }),
+            "bad.toml: links[0].queue.max_p: applies to kind = \"red\" only",
         ),
         (
             "unknown congestion-mark answer",

@@ -17,6 +17,7 @@ fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
         "tcp_events" => r.tcp_events.as_ref().expect("tcp_events on"),
         "sequence" => r.sequence.as_ref().expect("sequence_trace on"),
         "cbr" => r.cbr.as_ref().expect("CBR sources"),
+        "classes" => r.classes.as_ref().expect("a priority queue"),
         _ => unreachable!(),
     };
     match t.column(name) {
@@ -731,6 +732,61 @@ packet_size = "500B"
     let video = f64_col(&shared, "cbr", "throughput_bps")[0];
     assert!(tcp > 5e6 && tcp + video < 10e6, "tcp {tcp}, cbr {video}");
     assert!(video > 3.5e6, "{video}");
+}
+
+/// A strict priority queue serves its high class first: a 60 Mbps high-priority CBR source
+/// loses nothing to an 80 Mbps low-priority one on a 100 Mbps link, which gets the remaining
+/// 40 Mbps; TCP in the low class takes what the high class leaves.
+#[test]
+fn priority_queue_serves_the_high_class_first() {
+    let text = |low: &str| {
+        format!(
+            r#"
+nodes = ["a", "r", "b"]
+[simulation]
+duration = "5s"
+measure_from = "1s"
+[[links]]
+from = "a"
+to = "r"
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+from = "r"
+to = "b"
+rate = "100Mbps"
+delay = "5ms"
+queue = {{ kind = "priority", classes = [{{ flows = ["video"], limit_packets = 200 }}, {{ limit_packets = 200 }}] }}
+[tcp]
+window = 1000
+packet_size = "500B"
+[[cbr]]
+name = "video"
+from = "a"
+to = "b"
+rate = "60Mbps"
+{low}
+"#
+        )
+    };
+    let r = run_toml(&text(
+        "[[cbr]]\nname = \"bulk\"\nfrom = \"a\"\nto = \"b\"\nrate = \"80Mbps\"\n",
+    ));
+    let tput = f64_col(&r, "cbr", "throughput_bps");
+    let loss = f64_col(&r, "cbr", "loss_ratio");
+    assert!((tput[0] - 60e6).abs() < 60e6 * 0.002, "{tput:?}");
+    assert_eq!(loss[0], 0.0);
+    assert!((tput[1] - 40e6).abs() < 40e6 * 0.01, "{tput:?}");
+    let drops = f64_col(&r, "classes", "drops");
+    assert_eq!(drops[0], 0.0);
+    assert!(drops[1] > 0.0);
+    // TCP in the low class fills what the high class leaves.
+    let r = run_toml(&text(
+        "[[flows]]\nname = \"ftp\"\nfrom = \"a\"\nto = \"b\"\ncount = 4\n",
+    ));
+    let tcp: f64 = f64_col(&r, "flows", "goodput_bps").iter().sum();
+    assert_eq!(f64_col(&r, "cbr", "loss_ratio")[0], 0.0);
+    assert!(tcp > 35e6 && tcp <= 40e6 + 1.0, "{tcp}");
 }
 
 /// RFC 3042's case: with cwnd capped at 3 packets, one loss leaves only two duplicate ACKs.

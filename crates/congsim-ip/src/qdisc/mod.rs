@@ -1,10 +1,12 @@
 //! Output queue disciplines, behind one closed enum (per-packet calls are static dispatch).
-//! Priority and CBQ join [`Qdisc`] as further variants.
+//! CBQ joins [`Qdisc`] as a further variant.
 
 mod droptail;
+mod priority;
 mod red;
 
 pub use droptail::DropTail;
+pub use priority::{ClassStats, Priority};
 pub use red::{Red, RedParams, RedStats};
 
 use crate::link::DropReason;
@@ -45,6 +47,7 @@ pub enum Enqueued {
 pub enum Qdisc {
     DropTail(DropTail),
     Red(Box<Red>),
+    Priority(Priority),
 }
 
 impl Qdisc {
@@ -57,6 +60,8 @@ impl Qdisc {
                 Ok(()) => Enqueued::Accepted,
                 Err((pkt, reason)) => Enqueued::DroppedArrival(pkt, reason),
             },
+            // Each class counts only its own queue: the packet in service may be another's.
+            Self::Priority(q) => q.enqueue(pkt),
         }
     }
     /// Scheduled path: the transmitter is free at `now`.
@@ -64,6 +69,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => q.dequeue(),
             Self::Red(q) => q.dequeue(now),
+            Self::Priority(q) => q.dequeue(),
         }
     }
 
@@ -74,6 +80,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => q.is_fifo_admission_only(),
             Self::Red(_) => true,
+            Self::Priority(_) => false,
         }
     }
 
@@ -82,6 +89,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => matches!(q.limit(), QueueLimit::Packets(_)),
             Self::Red(q) => !q.params().queue_in_bytes,
+            Self::Priority(_) => false,
         }
     }
 
@@ -105,6 +113,7 @@ impl Qdisc {
                 }
             }
             Self::Red(q) => q.decide(at, queued_packets, queued_bytes, idle_since, pkt),
+            Self::Priority(_) => unreachable!("priority queues are served on the scheduled path"),
         }
     }
 
@@ -113,6 +122,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => q.len_packets(),
             Self::Red(q) => q.len_packets(),
+            Self::Priority(q) => q.len_packets(),
         }
     }
     /// Bytes waiting (the one in service excluded).
@@ -120,6 +130,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => q.len_bytes(),
             Self::Red(q) => q.len_bytes(),
+            Self::Priority(q) => q.len_bytes(),
         }
     }
 
@@ -127,7 +138,15 @@ impl Qdisc {
     pub fn red_stats(&self) -> Option<&RedStats> {
         match self {
             Self::Red(q) => Some(q.stats()),
-            Self::DropTail(_) => None,
+            Self::DropTail(_) | Self::Priority(_) => None,
+        }
+    }
+
+    /// Per-class counters, for a class-based queue (empty otherwise).
+    pub fn class_stats(&self) -> &[ClassStats] {
+        match self {
+            Self::Priority(q) => q.class_stats(),
+            Self::DropTail(_) | Self::Red(_) => &[],
         }
     }
 }

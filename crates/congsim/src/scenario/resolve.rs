@@ -29,6 +29,13 @@ pub enum QueueDiscipline {
         drop_front: bool,
     },
     Red(RedParams),
+    /// Strict priority: per class a packet limit (waiting packets); `class_of[flow id]` and
+    /// the class of every flow not listed.
+    Priority {
+        limits: Vec<u64>,
+        class_of: Vec<usize>,
+        default_class: usize,
+    },
 }
 
 /// One unidirectional link, resolved.
@@ -369,6 +376,7 @@ impl Scenario {
             flows.len(),
             &mut flow_ids,
         )?;
+        assign_classes(&ctx, &file, &mut links, &flow_ids, flows.len() + cbr.len())?;
         let one_way: Vec<(NodeId, NodeId)> = cbr.iter().map(|c| (c.src, c.dst)).collect();
         find_single_feeders(&mut links, &routes, &flows, &one_way);
 
@@ -481,6 +489,67 @@ impl Scenario {
             source: file,
         })
     }
+}
+
+/// Fills in each priority queue's classifier from the flow names of its classes.
+fn assign_classes(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    links: &mut [ResolvedLink],
+    flow_ids: &BTreeMap<String, Vec<FlowId>>,
+    total_flows: usize,
+) -> Result<(), ScenarioError> {
+    // Declared links in order; duplex ones produced two resolved links with the same spec.
+    let mut resolved = links.iter_mut();
+    for (i, spec) in file.links.iter().enumerate() {
+        let directions = if spec.duplex { 2 } else { 1 };
+        for _ in 0..directions {
+            let link = resolved.next().expect("one resolved link per direction");
+            let QueueDiscipline::Priority {
+                limits,
+                class_of,
+                default_class,
+            } = &mut link.queue
+            else {
+                continue;
+            };
+            let classes = spec.queue.classes.as_deref().unwrap_or_default();
+            let unlisted: Vec<usize> = (0..classes.len())
+                .filter(|&c| classes[c].flows.is_none())
+                .collect();
+            if unlisted.len() > 1 {
+                return Err(ctx.err(
+                    format!("links[{i}].queue.classes[{}]", unlisted[1]),
+                    "only one class may leave out flows (it takes every flow not listed)",
+                ));
+            }
+            *default_class = unlisted.first().copied().unwrap_or(limits.len() - 1);
+            *class_of = vec![*default_class; total_flows];
+            let mut assigned = vec![false; total_flows];
+            for (c, class) in classes.iter().enumerate() {
+                for (k, name) in class.flows.iter().flatten().enumerate() {
+                    let path = format!("links[{i}].queue.classes[{c}].flows[{k}]");
+                    let ids = flow_ids.get(name).ok_or_else(|| {
+                        let known: Vec<&str> = flow_ids.keys().map(String::as_str).collect();
+                        ctx.err(
+                            path.clone(),
+                            format!("unknown flow \"{name}\"; flows are: {}", known.join(", ")),
+                        )
+                    })?;
+                    for id in ids {
+                        if std::mem::replace(&mut assigned[id.index()], true) {
+                            return Err(ctx.err(
+                                path.clone(),
+                                format!("flow \"{name}\" is already in a class"),
+                            ));
+                        }
+                        class_of[id.index()] = c;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The CBR sources (`cbr[i]`), with flow ids after the `tcp_flows` TCP flows.
@@ -684,6 +753,72 @@ fn resolve_queue(
         Some(0) => return Err(ctx.err(field("limit_packets"), "must be at least 1")),
         other => other,
     };
+    let red_only = [
+        ("min_th", q.min_th.is_some()),
+        ("max_th", q.max_th.is_some()),
+        ("w_q", q.w_q.is_some()),
+        ("max_p", q.max_p.is_some()),
+        ("mean_packet_size", q.mean_packet_size.is_some()),
+        ("wait", q.wait.is_some()),
+        ("gentle", q.gentle.is_some()),
+        ("bytes", q.bytes.is_some()),
+        ("queue_in_bytes", q.queue_in_bytes.is_some()),
+        ("ecn_marking", q.ecn_marking.is_some()),
+        ("mark_above_max_th", q.mark_above_max_th.is_some()),
+        ("ns2_quirks", q.ns2_quirks.is_some()),
+    ];
+    if q.kind != QueueKind::Red
+        && let Some((name, _)) = red_only.iter().find(|(_, given)| *given)
+    {
+        return Err(ctx.err(field(name), "applies to kind = \"red\" only"));
+    }
+    if q.kind != QueueKind::Droptail && (q.drop_front || q.semantics != LimitSemanticsName::Ns2) {
+        let name = if q.drop_front {
+            "drop_front"
+        } else {
+            "semantics"
+        };
+        return Err(ctx.err(field(name), "applies to kind = \"droptail\" only"));
+    }
+    if q.kind != QueueKind::Priority && q.classes.is_some() {
+        return Err(ctx.err(field("classes"), "applies to kind = \"priority\" only"));
+    }
+    if q.kind == QueueKind::Priority {
+        let classes = q
+            .classes
+            .as_ref()
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| ctx.err(field("classes"), "give the classes, highest priority first"))?;
+        if q.limit_packets.is_some() || q.limit_bytes.is_some() {
+            let name = if q.limit_packets.is_some() {
+                "limit_packets"
+            } else {
+                "limit_bytes"
+            };
+            return Err(ctx.err(
+                field(name),
+                "a priority queue's limits are per class (classes[i].limit_packets)",
+            ));
+        }
+        let mut limits = Vec::new();
+        for (i, class) in classes.iter().enumerate() {
+            match class.limit_packets {
+                Some(0) => {
+                    return Err(ctx.err(
+                        field(&format!("classes[{i}].limit_packets")),
+                        "must be at least 1",
+                    ));
+                }
+                limit => limits.push(limit.unwrap_or(DEFAULT_QUEUE_LIMIT_PACKETS)),
+            }
+        }
+        // Flows are assigned to classes once they are known (assign_classes).
+        return Ok(QueueDiscipline::Priority {
+            limits,
+            class_of: Vec::new(),
+            default_class: 0,
+        });
+    }
     if q.kind == QueueKind::Red {
         if q.limit_bytes.is_some() {
             return Err(ctx.err(
@@ -749,23 +884,6 @@ fn resolve_queue(
             packets_per_second,
             ns2_quirks: q.ns2_quirks.unwrap_or(true),
         }));
-    }
-    let red_only = [
-        ("min_th", q.min_th.is_some()),
-        ("max_th", q.max_th.is_some()),
-        ("w_q", q.w_q.is_some()),
-        ("max_p", q.max_p.is_some()),
-        ("mean_packet_size", q.mean_packet_size.is_some()),
-        ("wait", q.wait.is_some()),
-        ("gentle", q.gentle.is_some()),
-        ("bytes", q.bytes.is_some()),
-        ("queue_in_bytes", q.queue_in_bytes.is_some()),
-        ("ecn_marking", q.ecn_marking.is_some()),
-        ("mark_above_max_th", q.mark_above_max_th.is_some()),
-        ("ns2_quirks", q.ns2_quirks.is_some()),
-    ];
-    if let Some((name, _)) = red_only.iter().find(|(_, given)| *given) {
-        return Err(ctx.err(field(name), "applies to kind = \"red\" only"));
     }
     let limit = match (limit_packets, &q.limit_bytes) {
         (Some(_), Some(_)) => {

@@ -135,6 +135,21 @@ pub enum QueueKind {
     Droptail,
     /// Random Early Detection (spec `ip.md` §2).
     Red,
+    /// Strict priority over `classes` (spec `ip.md` §3).
+    Priority,
+}
+
+/// One class of a priority queue.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClassSpec {
+    /// Flows (TCP or CBR names) of this class; the one class without `flows` takes every other
+    /// flow (without one, the last class does).
+    #[serde(default)]
+    pub flows: Option<Vec<String>>,
+    /// This class's own DropTail limit (default 50).
+    #[serde(default)]
+    pub limit_packets: Option<u64>,
 }
 
 /// How the limit counts packets (spec `ip.md` §0).
@@ -191,6 +206,8 @@ pub struct QueueSpec {
     /// RED's ns-2 details (no early drop into a queue of ≤ 1 packet; count restarts at the
     /// first crossing of min_th); default true.
     pub ns2_quirks: Option<bool>,
+    /// Priority classes, highest first (kind = "priority").
+    pub classes: Option<Vec<ClassSpec>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
