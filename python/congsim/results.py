@@ -10,13 +10,14 @@ if TYPE_CHECKING:
 
 #: Tables every run produces, then those produced on request.
 ALWAYS = ("flows", "links", "summary")
-OPTIONAL = ("flow_series", "link_series", "tcp_events", "sequence", "cbr", "classes")
+OPTIONAL = ("flow_series", "link_series", "tcp_events", "sequence", "cbr", "classes", "transfers")
 
 
 class Results:
     """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
     `[metrics]`, `flow_series`, `link_series`, `tcp_events` and `sequence` (the time-sequence
-    trace); `cbr` when the scenario has CBR sources; `classes` when it has priority queues."""
+    trace); `cbr` when the scenario has CBR sources; `classes` when it has priority queues;
+    `transfers` when it has random transfers."""
 
     def __init__(self, tables: dict[str, Any]) -> None:
         tables = dict(tables)
@@ -30,6 +31,8 @@ class Results:
         if name not in self._columns:
             if name == "cbr":
                 raise KeyError("the scenario has no [[cbr]] sources")
+            if name == "transfers":
+                raise KeyError("the scenario has no [[transfers]] groups")
             if name == "classes":
                 raise KeyError('the scenario has no class-based queue (queue.kind = "priority")')
             if name in OPTIONAL:
@@ -77,6 +80,10 @@ class Results:
     @property
     def classes(self) -> pd.DataFrame:
         return self.table("classes")
+
+    @property
+    def transfers(self) -> pd.DataFrame:
+        return self.table("transfers")
 
     def write(self, directory: str | Path) -> list[Path]:
         """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its

@@ -100,6 +100,7 @@ fn main() -> ExitCode {
                         ("sequence", result.sequence.as_ref()),
                         ("cbr", result.cbr.as_ref()),
                         ("classes", result.classes.as_ref()),
+                        ("transfers", result.transfers.as_ref()),
                     ],
                 )
                 .and_then(|()| write_captures(&dir, &result.captures)),

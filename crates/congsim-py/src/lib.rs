@@ -107,6 +107,7 @@ fn run<'py>(
         ("sequence", &result.sequence),
         ("cbr", &result.cbr),
         ("classes", &result.classes),
+        ("transfers", &result.transfers),
     ] {
         if let Some(t) = table {
             out.set_item(name, table_to_dict(py, t)?)?;

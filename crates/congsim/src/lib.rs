@@ -16,6 +16,7 @@ pub mod pcap;
 pub mod scenario;
 pub mod sim;
 pub mod table;
+pub mod transfers;
 
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::{RunResult, run};

@@ -13,7 +13,8 @@ use crate::pcap::{FlowWire, PcapWriter};
 use crate::scenario::Scenario;
 use crate::scenario::{QueueDiscipline, ResolvedCapture};
 use crate::table::{Column, Table};
-use congsim_core::rng::StreamFactory;
+use crate::transfers::exponential_gap_s;
+use congsim_core::rng::{RngStream, StreamFactory};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::{Packet, TcpHeader};
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
@@ -41,6 +42,8 @@ enum Event {
     FlowStop(FlowId),
     /// CBR source `i` emits the packets it announced.
     CbrEmit(u32),
+    /// A transfer of group `g` arrives: a new connection starts.
+    TransferArrival(u32),
     MeasureStart,
     MeasureEnd,
     Sample,
@@ -76,6 +79,38 @@ struct CbrState {
     bytes_delivered: u64,
     delivered_at_start: u64,
     delivered_at_end: Option<u64>,
+}
+
+/// The random streams of a group of transfers.
+struct GroupState {
+    arrivals: RngStream,
+    sizes: RngStream,
+    boot_phases: RngStream,
+}
+
+/// The TCP connection with flow id `f`: a declared flow, or a random transfer.
+fn tcp_of<'s>(
+    flows: &'s [FlowState],
+    transfers: &'s [FlowState],
+    first_transfer: usize,
+    f: FlowId,
+) -> &'s FlowState {
+    match f.index().checked_sub(first_transfer) {
+        Some(i) => &transfers[i],
+        None => &flows[f.index()],
+    }
+}
+
+fn tcp_of_mut<'s>(
+    flows: &'s mut [FlowState],
+    transfers: &'s mut [FlowState],
+    first_transfer: usize,
+    f: FlowId,
+) -> &'s mut FlowState {
+    match f.index().checked_sub(first_transfer) {
+        Some(i) => &mut transfers[i],
+        None => &mut flows[f.index()],
+    }
 }
 
 /// Sampled time series (opt-in).
@@ -154,6 +189,8 @@ pub struct RunResult {
     pub cbr: Option<Table>,
     /// One row per class of each class-based queue (when there are any).
     pub classes: Option<Table>,
+    /// One row per random transfer (when the scenario has transfer groups).
+    pub transfers: Option<Table>,
     /// Packet captures: `(file name, pcap bytes)`.
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
@@ -174,6 +211,12 @@ struct Simulation<'a> {
     routes: Vec<Option<LinkId>>,
     flows: Vec<FlowState>,
     cbr: Vec<CbrState>,
+    /// Connections of random transfers, in order of arrival; flow id `first_transfer + i`.
+    transfers: Vec<FlowState>,
+    first_transfer: usize,
+    /// Per transfer: its group and size.
+    transfer_info: Vec<(u32, u64)>,
+    groups: Vec<GroupState>,
     slow_clocks: Vec<(SimDuration, Vec<FlowId>)>,
     fast_tick_flows: Vec<FlowId>,
     series: Option<Series>,
@@ -236,7 +279,7 @@ impl<'a> Simulation<'a> {
             .collect();
         let mut slow_clocks: Vec<(SimDuration, Vec<FlowId>)> = Vec::new();
         let mut fast_tick_flows = Vec::new();
-        let flows = scenario
+        let flows: Vec<FlowState> = scenario
             .flows
             .iter()
             .enumerate()
@@ -283,7 +326,7 @@ impl<'a> Simulation<'a> {
                 }
             })
             .collect();
-        let cbr = scenario
+        let cbr: Vec<CbrState> = scenario
             .cbr
             .iter()
             .map(|c| {
@@ -336,8 +379,20 @@ impl<'a> Simulation<'a> {
             link_to,
             fuse_next,
             routes,
+            first_transfer: flows.len() + cbr.len(),
             flows,
             cbr,
+            transfers: Vec::new(),
+            transfer_info: Vec::new(),
+            groups: scenario
+                .transfers
+                .iter()
+                .map(|g| GroupState {
+                    arrivals: streams.stream(&format!("transfers/{}/arrivals", g.name)),
+                    sizes: streams.stream(&format!("transfers/{}/sizes", g.name)),
+                    boot_phases: streams.stream(&format!("transfers/{}/boot_phase", g.name)),
+                })
+                .collect(),
             slow_clocks,
             fast_tick_flows,
             series: scenario.series_interval.map(|_| Series::default()),
@@ -375,6 +430,10 @@ impl<'a> Simulation<'a> {
         for i in 0..self.cbr.len() {
             self.schedule_cbr(i);
         }
+        for g in 0..self.groups.len() {
+            let first = Self::at(self.scenario.transfers[g].start);
+            self.schedule_transfer(first, g);
+        }
         for (i, (period, _)) in self.slow_clocks.iter().enumerate() {
             self.queue.schedule(Self::at(*period), Event::SlowTick(i));
         }
@@ -396,7 +455,7 @@ impl<'a> Simulation<'a> {
                 }
                 Event::TxDone(link) => self.tx_done(now, link),
                 Event::SenderTimer(f) => {
-                    let flow = &mut self.flows[f.index()];
+                    let flow = self.tcp(f);
                     if flow.sender_wakeup == Some(now) {
                         flow.sender_wakeup = None;
                     }
@@ -404,7 +463,7 @@ impl<'a> Simulation<'a> {
                     self.flush_sender(now, f);
                 }
                 Event::ReceiverTimer(f) => {
-                    let flow = &mut self.flows[f.index()];
+                    let flow = self.tcp(f);
                     if flow.receiver_wakeup == Some(now) {
                         flow.receiver_wakeup = None;
                     }
@@ -415,7 +474,7 @@ impl<'a> Simulation<'a> {
                     let (period, members) = &self.slow_clocks[i];
                     let (period, members) = (*period, members.clone());
                     for f in members {
-                        self.flows[f.index()].sender.on_slow_tick(now);
+                        self.tcp(f).sender.on_slow_tick(now);
                         self.flush_sender(now, f);
                     }
                     self.queue.schedule(now + period, Event::SlowTick(i));
@@ -423,7 +482,7 @@ impl<'a> Simulation<'a> {
                 Event::FastTick => {
                     for i in 0..self.fast_tick_flows.len() {
                         let f = self.fast_tick_flows[i];
-                        self.flows[f.index()].receiver.on_fast_tick();
+                        self.tcp(f).receiver.on_fast_tick();
                         self.flush_receiver(now, f);
                     }
                     self.queue.schedule(now + BSD_FAST_TICK, Event::FastTick);
@@ -435,6 +494,7 @@ impl<'a> Simulation<'a> {
                 }
                 Event::FlowStop(f) => self.flows[f.index()].sender.stop(),
                 Event::CbrEmit(i) => self.emit_cbr(now, i as usize),
+                Event::TransferArrival(g) => self.start_transfer(now, g as usize),
                 Event::MeasureStart => {
                     for flow in &mut self.flows {
                         let st = flow.receiver.stats();
@@ -468,6 +528,76 @@ impl<'a> Simulation<'a> {
         for c in &mut self.cbr {
             c.delivered_at_end.get_or_insert(c.bytes_delivered);
         }
+    }
+
+    /// The `transfers` table: each random transfer's size, start, completion and recovery.
+    fn transfers_table(&self) -> Table {
+        let groups = &self.scenario.transfers;
+        let mut t = Table::default();
+        t.push(
+            "group",
+            Column::Str(
+                self.transfer_info
+                    .iter()
+                    .map(|&(g, _)| groups[g as usize].name.clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "start_s",
+            Column::F64(
+                self.transfers
+                    .iter()
+                    .map(|f| f.start_at.as_secs_f64())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "size_bytes",
+            Column::U64(self.transfer_info.iter().map(|&(_, size)| size).collect()),
+        );
+        t.push(
+            "completion_time_s",
+            Column::F64(
+                self.transfers
+                    .iter()
+                    .map(|f| {
+                        f.sender
+                            .completed_at()
+                            .map_or(f64::NAN, |t| (t - f.start_at).as_secs_f64())
+                    })
+                    .collect(),
+            ),
+        );
+        let stat = |get: &dyn Fn(&congsim_tcp::SenderStats) -> u64| {
+            Column::U64(
+                self.transfers
+                    .iter()
+                    .map(|f| get(f.sender.stats()))
+                    .collect(),
+            )
+        };
+        t.push("timeouts", stat(&|s| s.timeouts));
+        t.push("retx_pkts", stat(&|s| s.retx_pkts));
+        t.push("fast_retransmits", stat(&|s| s.fast_retransmits));
+        t.push("rtt_samples", stat(&|s| s.rtt_samples));
+        t.push(
+            "rtt_mean_s",
+            Column::F64(
+                self.transfers
+                    .iter()
+                    .map(|f| {
+                        let st = f.sender.stats();
+                        if st.rtt_samples == 0 {
+                            f64::NAN
+                        } else {
+                            st.rtt_sum_s / st.rtt_samples as f64
+                        }
+                    })
+                    .collect(),
+            ),
+        );
+        t
     }
 
     /// The `classes` table, if any link has a class-based queue.
@@ -586,6 +716,80 @@ impl<'a> Simulation<'a> {
         t
     }
 
+    /// The TCP connection with flow id `f`.
+    fn tcp(&mut self, f: FlowId) -> &mut FlowState {
+        tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f)
+    }
+
+    /// Schedules group `g`'s next arrival, a Poisson gap after `after`, if before its stop.
+    fn schedule_transfer(&mut self, after: SimTime, g: usize) {
+        let spec = &self.scenario.transfers[g];
+        let gap = exponential_gap_s(&mut self.groups[g].arrivals, spec.arrivals_per_second);
+        let at = after + SimDuration::from_ps((gap * 1e12) as u64);
+        if at < Self::at(spec.stop) {
+            self.queue.schedule(at, Event::TransferArrival(g as u32));
+        }
+    }
+
+    /// A transfer of group `g` arrives: a new connection sends one object, then the next
+    /// arrival is scheduled.
+    fn start_transfer(&mut self, now: SimTime, g: usize) {
+        let spec = &self.scenario.transfers[g];
+        let state = &mut self.groups[g];
+        let size = spec.sizes.draw(&mut state.sizes);
+        let boot_phase = if spec.random_boot_phase {
+            SimDuration::from_ps(state.boot_phases.below(spec.sender.tick.as_ps()))
+        } else {
+            SimDuration::ZERO
+        };
+        let f = FlowId((self.first_transfer + self.transfers.len()) as u32);
+        if spec.sender.timer_mode == TimerMode::Tick {
+            match self
+                .slow_clocks
+                .iter_mut()
+                .find(|(p, _)| *p == spec.sender.tick)
+            {
+                Some((_, members)) => members.push(f),
+                None => {
+                    // A new clock, in phase with simulated time like every slow clock.
+                    let period = spec.sender.tick;
+                    self.slow_clocks.push((period, vec![f]));
+                    let next = SimTime::ZERO
+                        + SimDuration::from_ps((now.as_ps() / period.as_ps() + 1) * period.as_ps());
+                    self.queue
+                        .schedule(next, Event::SlowTick(self.slow_clocks.len() - 1));
+                }
+            }
+        }
+        if spec.receiver.ack_policy == AckPolicy::DelayedBsd {
+            if self.fast_tick_flows.is_empty() {
+                let next = SimTime::ZERO
+                    + SimDuration::from_ps(
+                        (now.as_ps() / BSD_FAST_TICK.as_ps() + 1) * BSD_FAST_TICK.as_ps(),
+                    );
+                self.queue.schedule(next, Event::FastTick);
+            }
+            self.fast_tick_flows.push(f);
+        }
+        let mut sender = TcpSender::new(spec.sender.clone(), boot_phase);
+        sender.start(now, Some(size));
+        self.transfers.push(FlowState {
+            start_at: now,
+            sender,
+            receiver: TcpReceiver::new(spec.receiver.clone()),
+            src: spec.src,
+            dst: spec.dst,
+            sender_wakeup: None,
+            receiver_wakeup: None,
+            delivered_at_start: (0, 0),
+            delivered_at_end: None,
+            delivered_at_last_sample: 0,
+        });
+        self.transfer_info.push((g as u32, size));
+        self.flush_sender(now, f);
+        self.schedule_transfer(now, g);
+    }
+
     /// Asks CBR source `i` for its next emission and schedules it (if before the end).
     fn schedule_cbr(&mut self, i: usize) {
         let end = Self::at(self.scenario.duration);
@@ -646,7 +850,9 @@ impl<'a> Simulation<'a> {
                     }
                     if let (Some(trace), Some(header)) = (&mut self.sequence, pkt.tcp()) {
                         let event = if header.is_data { "drop" } else { "ack_drop" };
-                        let sender = &self.flows[pkt.flow.index()].sender;
+                        let sender =
+                            &tcp_of(&self.flows, &self.transfers, self.first_transfer, pkt.flow)
+                                .sender;
                         trace.record(now, pkt.flow, event, header, sender);
                     }
                 }
@@ -684,14 +890,13 @@ impl<'a> Simulation<'a> {
         };
         let f = pkt.flow;
         if header.is_data {
-            self.flows[f.index()]
-                .receiver
-                .on_data(now, &header, pkt.ecn.ce);
+            self.tcp(f).receiver.on_data(now, &header, pkt.ecn.ce);
             self.flush_receiver(now, f);
         } else {
-            self.flows[f.index()].sender.on_ack(now, &header);
+            self.tcp(f).sender.on_ack(now, &header);
             if let Some(trace) = &mut self.sequence {
-                trace.record(now, f, "ack", &header, &self.flows[f.index()].sender);
+                let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, f);
+                trace.record(now, f, "ack", &header, &flow.sender);
             }
             self.flush_sender(now, f);
         }
@@ -699,7 +904,7 @@ impl<'a> Simulation<'a> {
 
     /// Sends what the sender produced and keeps its wake-up scheduled.
     fn flush_sender(&mut self, now: SimTime, f: FlowId) {
-        let flow = &mut self.flows[f.index()];
+        let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
         flow.sender.drain_transmit(&mut self.segments);
         let (src, dst) = (flow.src, flow.dst);
         if let Some(t) = flow.sender.next_timeout()
@@ -716,7 +921,8 @@ impl<'a> Simulation<'a> {
                 } else {
                     "send"
                 };
-                trace.record(now, f, event, &seg.header, &self.flows[f.index()].sender);
+                let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, f);
+                trace.record(now, f, event, &seg.header, &flow.sender);
             }
             let mut pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, seg.header);
             pkt.ecn.ect = seg.ect;
@@ -726,7 +932,7 @@ impl<'a> Simulation<'a> {
     }
 
     fn flush_receiver(&mut self, now: SimTime, f: FlowId) {
-        let flow = &mut self.flows[f.index()];
+        let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
         flow.receiver.drain_transmit(&mut self.acks);
         let (src, dst) = (flow.src, flow.dst);
         if let Some(t) = flow.receiver.next_timeout()
@@ -819,6 +1025,7 @@ impl<'a> Simulation<'a> {
         let window_s = (s.measure_until.as_ps() - s.measure_from.as_ps()) as f64 / 1e12;
         let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(window_s));
         let classes = self.classes_table();
+        let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
         let names = |v: Vec<String>| Column::Str(v);
 
         let mut goodput = Vec::new();
@@ -1172,6 +1379,7 @@ impl<'a> Simulation<'a> {
             sequence,
             cbr,
             classes,
+            transfers,
             captures,
             links,
             summary,

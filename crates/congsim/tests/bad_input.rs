@@ -296,6 +296,22 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: links[0].queue.max_p: applies to kind = \"red\" only",
         ),
         (
+            "transfers without an arrival rate",
+            Box::new(|b| {
+                format!("{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nload = 0.5\n")
+            }),
+            "bad.toml: transfers[0]: give arrivals_per_second, or load together with capacity",
+        ),
+        (
+            "exponential mean for web sizes",
+            Box::new(|b| {
+                format!(
+                    "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nmean_size = \"1MB\"\narrivals_per_second = 1.0\n"
+                )
+            }),
+            "bad.toml: transfers[0].mean_size: applies to sizes = \"exponential\" only",
+        ),
+        (
             "unknown congestion-mark answer",
             Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"red\"\n")),
             "bad.toml: tcp.congestion_marks: unknown variant `red`, expected one of `off`, `ecn`, `bcn` (line 13, column 20)",

@@ -18,6 +18,7 @@ fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
         "sequence" => r.sequence.as_ref().expect("sequence_trace on"),
         "cbr" => r.cbr.as_ref().expect("CBR sources"),
         "classes" => r.classes.as_ref().expect("a priority queue"),
+        "transfers" => r.transfers.as_ref().expect("transfer groups"),
         _ => unreachable!(),
     };
     match t.column(name) {
@@ -787,6 +788,83 @@ rate = "60Mbps"
     let tcp: f64 = f64_col(&r, "flows", "goodput_bps").iter().sum();
     assert_eq!(f64_col(&r, "cbr", "loss_ratio")[0], 0.0);
     assert!(tcp > 35e6 && tcp <= 40e6 + 1.0, "{tcp}");
+}
+
+/// Random transfers: Poisson arrivals at the rate a target load sets, each a new connection
+/// (ns-2 and BSD profiles alike, whose tick clocks start with the first connection that needs
+/// them) that delivers its whole object.
+#[test]
+fn random_transfers_arrive_at_the_load_rate_and_complete() {
+    let text = r#"
+nodes = ["s", "r", "d"]
+[simulation]
+duration = "60s"
+seed = 11
+[[links]]
+from = "s"
+to = "r"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+from = "r"
+to = "d"
+rate = "10Mbps"
+delay = "10ms"
+queue = { limit_packets = 100 }
+[tcp]
+profile = "ns2_2002"
+variant = "newreno"
+[[transfers]]
+name = "ftp"
+from = "s"
+to = "d"
+sizes = "exponential"
+mean_size = "64KB"
+load = 0.2
+capacity = "10Mbps"
+tcp = { window = 64 }
+[[transfers]]
+name = "web"
+from = "s"
+to = "d"
+sizes = "web"
+arrivals_per_second = 5.0
+tcp = { profile = "bsd", variant = "reno", tick = "100ms" }
+"#;
+    let r = run_toml(text);
+    let t = r.transfers.as_ref().expect("transfers table");
+    let Some(Column::Str(groups)) = t.column("group") else {
+        panic!("group column")
+    };
+    let starts = f64_col(&r, "transfers", "start_s");
+    let done = f64_col(&r, "transfers", "completion_time_s");
+    let ftp = groups.iter().filter(|g| *g == "ftp").count() as f64;
+    let web = groups.iter().filter(|g| *g == "web").count() as f64;
+    //= ip.md §5.6: lambda = 0.2 · 10 Mbps / (8 · 65536 B) = 3.81 per second
+    let lambda = 0.2 * 10e6 / (8.0 * 65536.0);
+    let expected = lambda * 60.0;
+    assert!(
+        (ftp - expected).abs() < 4.0 * expected.sqrt(),
+        "{ftp} ftp arrivals, expected {expected}"
+    );
+    assert!(
+        (web - 300.0).abs() < 4.0 * 300f64.sqrt(),
+        "{web} web arrivals"
+    );
+    // At 30 % load everything that started before the last ten seconds has finished.
+    for (&start, &time) in starts.iter().zip(&done) {
+        if start < 50.0 {
+            assert!(
+                time.is_finite() && time > 0.0,
+                "started at {start}, not finished"
+            );
+        }
+    }
+    let timeouts: f64 = f64_col(&r, "transfers", "timeouts").iter().sum();
+    assert!(
+        timeouts < ftp + web,
+        "a light load times out rarely: {timeouts}"
+    );
 }
 
 /// RFC 3042's case: with cwnd capped at 3 packets, one loss leaves only two duplicate ACKs.

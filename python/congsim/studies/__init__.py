@@ -259,7 +259,7 @@ STUDIES: dict[str, Study] = {
             "TCP loss recovery mechanisms with web and FTP traffic over RED (seed 002)",
             None,
             None,
-            pending="needs SACK (issue 4) and RED, CBR and web traffic (issue 5)",
+            pending="the models exist (RED, CBR, web and FTP transfers, every TCP variant); the study's plan and claims are next (issue 5)",
         ),
         Study(
             name="sisalem1995",
@@ -292,7 +292,7 @@ STUDIES: dict[str, Study] = {
             "TCP implementations in a CBQ network (seed 004)",
             None,
             None,
-            pending="needs SACK (issue 4) and CBQ with CBR traffic (issue 5)",
+            pending="needs CBQ (issue 5)",
         ),
     ]
 }

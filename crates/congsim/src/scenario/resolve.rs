@@ -3,6 +3,7 @@
 
 use super::ScenarioError;
 use super::schema::*;
+use crate::transfers::SizeLaw;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
 use congsim_core::wire::SackBlocks;
@@ -101,6 +102,21 @@ pub struct ResolvedCbr {
     pub random_phase: bool,
 }
 
+/// A group of random transfers, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedTransfers {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub sizes: SizeLaw,
+    pub arrivals_per_second: f64,
+    pub start: SimDuration,
+    pub stop: SimDuration,
+    pub sender: SenderConfig,
+    pub receiver: ReceiverConfig,
+    pub random_boot_phase: bool,
+}
+
 /// A validated scenario, ready to run.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -115,6 +131,9 @@ pub struct Scenario {
     pub flows: Vec<ResolvedFlow>,
     /// CBR sources; their flow ids follow the TCP flows' (`flows.len() + i`).
     pub cbr: Vec<ResolvedCbr>,
+    /// Groups of random transfers; their connections take flow ids after the CBR sources', in
+    /// order of arrival.
+    pub transfers: Vec<ResolvedTransfers>,
     /// `routes[node][destination]`: the link to forward on.
     pub routes: Vec<Vec<Option<LinkId>>>,
     pub efficiency_max: Option<Rate>,
@@ -267,10 +286,10 @@ impl Scenario {
         let routes = shortest_path_routes(file.nodes.len(), &links);
 
         // Flows.
-        if file.flows.is_empty() && file.cbr.is_empty() {
+        if file.flows.is_empty() && file.cbr.is_empty() && file.transfers.is_empty() {
             return Err(ctx.err(
                 "flows",
-                "declare at least one TCP flow ([[flows]]) or CBR source ([[cbr]])",
+                "declare at least one TCP flow ([[flows]]), CBR source ([[cbr]]) or transfer group ([[transfers]])",
             ));
         }
         let mut flows: Vec<ResolvedFlow> = Vec::new();
@@ -377,7 +396,21 @@ impl Scenario {
             &mut flow_ids,
         )?;
         assign_classes(&ctx, &file, &mut links, &flow_ids, flows.len() + cbr.len())?;
-        let one_way: Vec<(NodeId, NodeId)> = cbr.iter().map(|c| (c.src, c.dst)).collect();
+        let mut transfers = Vec::new();
+        for (i, spec) in file.transfers.iter().enumerate() {
+            transfers.push(resolve_transfers(
+                &ctx, &file, spec, i, &lookup, &routes, duration,
+            )?);
+        }
+        let one_way: Vec<(NodeId, NodeId)> = cbr
+            .iter()
+            .map(|c| (c.src, c.dst))
+            .chain(
+                transfers
+                    .iter()
+                    .flat_map(|t| [(t.src, t.dst), (t.dst, t.src)]),
+            )
+            .collect();
         find_single_feeders(&mut links, &routes, &flows, &one_way);
 
         // Scripted drops and marks.
@@ -479,6 +512,7 @@ impl Scenario {
             links,
             flows,
             cbr,
+            transfers,
             routes,
             hop_fusion: true,
             captures,
@@ -489,6 +523,98 @@ impl Scenario {
             source: file,
         })
     }
+}
+
+/// One group of random transfers (`transfers[i]`).
+fn resolve_transfers(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    spec: &TransferSpec,
+    i: usize,
+    lookup: &dyn Fn(String, &str) -> Result<NodeId, ScenarioError>,
+    routes: &[Vec<Option<LinkId>>],
+    duration: SimDuration,
+) -> Result<ResolvedTransfers, ScenarioError> {
+    let p = format!("transfers[{i}]");
+    let field = |name: &str| format!("{p}.{name}");
+    let src = lookup(field("from"), &spec.from)?;
+    let dst = lookup(field("to"), &spec.to)?;
+    if src == dst {
+        return Err(ctx.err(field("to"), "must differ from from"));
+    }
+    if routes[src.index()][dst.index()].is_none() || routes[dst.index()][src.index()].is_none() {
+        return Err(ctx.err(
+            p.clone(),
+            format!(
+                "no route between \"{}\" and \"{}\" (data and ACKs both need a path)",
+                spec.from, spec.to
+            ),
+        ));
+    }
+    let max_bytes = spec
+        .max_size
+        .as_ref()
+        .map_or(10.0 * 1024.0 * 1024.0, |s| s.value.0 as f64);
+    if spec.max_size.is_some() && spec.sizes == SizeLawName::Exponential {
+        return Err(ctx.err(field("max_size"), "applies to web and surge98 sizes"));
+    }
+    if spec.mean_size.is_some() && spec.sizes != SizeLawName::Exponential {
+        return Err(ctx.err(
+            field("mean_size"),
+            "applies to sizes = \"exponential\" only",
+        ));
+    }
+    let sizes = match spec.sizes {
+        SizeLawName::Exponential => {
+            let mean = spec.mean_size.as_ref().map_or(512 * 1024, |s| s.value.0);
+            if mean == 0 {
+                return Err(ctx.err(field("mean_size"), "must be greater than zero"));
+            }
+            SizeLaw::Exponential {
+                mean_bytes: mean as f64,
+            }
+        }
+        SizeLawName::Web => SizeLaw::seed002_web(max_bytes),
+        SizeLawName::Surge98 => SizeLaw::surge98(max_bytes),
+    };
+    let arrivals_per_second = match (spec.arrivals_per_second, spec.load, &spec.capacity) {
+        (Some(rate), None, None) if rate > 0.0 && rate.is_finite() => rate,
+        (Some(_), None, None) => {
+            return Err(ctx.err(field("arrivals_per_second"), "must be greater than zero"));
+        }
+        (None, Some(load), Some(capacity)) if load > 0.0 && load.is_finite() => {
+            //= ip.md §5.6: lambda = rho · C / (8 · E[S])
+            load * capacity.value.bps() as f64 / (8.0 * sizes.mean_bytes())
+        }
+        (None, Some(_), Some(_)) => return Err(ctx.err(field("load"), "must be greater than zero")),
+        _ => {
+            return Err(ctx.err(
+                p.clone(),
+                "give arrivals_per_second, or load together with capacity",
+            ));
+        }
+    };
+    let start = spec.start.as_ref().map_or(SimDuration::ZERO, |d| d.value);
+    let stop = spec.stop.as_ref().map_or(duration, |d| d.value);
+    if stop <= start || stop > duration {
+        return Err(ctx.err(
+            field("stop"),
+            "must be after start and at most simulation.duration",
+        ));
+    }
+    let tcp = resolve_tcp(ctx, &file.tcp, &spec.tcp, &p)?;
+    Ok(ResolvedTransfers {
+        name: spec.name.clone().unwrap_or_else(|| format!("transfers{i}")),
+        src,
+        dst,
+        sizes,
+        arrivals_per_second,
+        start,
+        stop,
+        sender: tcp.sender,
+        receiver: tcp.receiver,
+        random_boot_phase: tcp.random_boot_phase,
+    })
 }
 
 /// Fills in each priority queue's classifier from the flow names of its classes.

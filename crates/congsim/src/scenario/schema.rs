@@ -50,6 +50,9 @@ pub struct ScenarioFile {
     /// Constant-bit-rate UDP sources.
     #[serde(default)]
     pub cbr: Vec<CbrSpec>,
+    /// Finite TCP transfers arriving at random (FTP files, web objects).
+    #[serde(default)]
+    pub transfers: Vec<TransferSpec>,
     #[serde(default)]
     pub metrics: MetricsSpec,
     /// Scripted drops, for tests and worked examples.
@@ -417,6 +420,50 @@ pub struct MetricsSpec {
     /// every TCP packet dropped, with cwnd, ssthresh and pipe: the time-sequence trace.
     #[serde(default)]
     pub sequence_trace: bool,
+}
+
+/// A group of finite TCP transfers from `from` to `to`, arriving as a Poisson process (spec
+/// `ip.md` §5.2, §5.3, §5.6). Give `arrivals_per_second`, or `load` with `capacity`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransferSpec {
+    /// Group name in the `transfers` table (default `transfers<i>`).
+    #[serde(default)]
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    /// Size law: `exponential` (mean `mean_size`), `web` (seed 002's lognormal body / Pareto
+    /// tail mixture) or `surge98`.
+    pub sizes: SizeLawName,
+    /// Mean of exponential sizes (default 512KB).
+    #[serde(default)]
+    pub mean_size: Option<SizeText>,
+    /// Largest web object; larger draws are drawn again (default 10MB).
+    #[serde(default)]
+    pub max_size: Option<SizeText>,
+    #[serde(default)]
+    pub arrivals_per_second: Option<f64>,
+    /// Offered load as a fraction of `capacity` (payload bytes).
+    #[serde(default)]
+    pub load: Option<f64>,
+    #[serde(default)]
+    pub capacity: Option<RateText>,
+    /// When arrivals begin and end (default: the whole run).
+    #[serde(default)]
+    pub start: Option<DurationText>,
+    #[serde(default)]
+    pub stop: Option<DurationText>,
+    /// TCP settings of these connections, over `[tcp]`.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeLawName {
+    Exponential,
+    Web,
+    Surge98,
 }
 
 /// A constant-bit-rate UDP source (spec `ip.md` §5.4).
