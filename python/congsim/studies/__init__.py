@@ -259,7 +259,10 @@ STUDIES: dict[str, Study] = {
             "TCP loss recovery mechanisms with web and FTP traffic over RED (seed 002)",
             None,
             None,
-            pending="the models exist (RED, CBR, web and FTP transfers, every TCP variant); the study's plan and claims are next (issue 5)",
+            pending=(
+                "the models exist (RED, CBR, web and FTP transfers, every TCP variant); "
+                "the study's plan and claims are next (issue 5)"
+            ),
         ),
         Study(
             name="sisalem1995",
