@@ -64,3 +64,24 @@ def test_sisalem1995_claims_hold(cli, tmp_path):
     report = run_congsim("report", str(tmp_path))
     assert report.returncode == 0, report.stderr
     assert "claims of the paper hold" in (tmp_path / "report.html").read_text()
+
+
+def test_lima2002_limited_transmit_claims(cli, tmp_path):
+    """Seed 002: Limited Transmit cuts NewReno's RTOs under web and FTP traffic and Reno's under
+    heavy web traffic (paired over replications). Which claims hold is pinned, so a change in the
+    TCP models that moves a verdict shows up here."""
+    done = run_congsim("reproduce", "lima2002", "--out", str(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    claims = pd.read_csv(tmp_path / "lima2002" / "claims.csv").set_index("claim")
+    assert len(claims) == 9
+    newreno = claims[claims.index.str.contains("newreno-lt")]
+    assert len(newreno) == 4 and (newreno["verdict"] == "holds").all(), newreno["verdict"]
+    assert (
+        claims.loc["web, load 0.9: reno-lt has fewer RTOs than reno (paper: 26 % fewer)", "verdict"]
+        == "holds"
+    )
+    # Ratios are reported with their CIs beside the paper's reductions.
+    assert (claims["ratio_ci_low"] <= claims["ratio"]).all() and (
+        claims["ratio"] <= claims["ratio_ci_high"]
+    ).all()
+    assert "claims hold with 95 % confidence" in done.stdout

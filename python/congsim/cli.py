@@ -213,15 +213,19 @@ def _print_claims(console: Console, claims: pd.DataFrame) -> None:
     from rich.table import Table
 
     table = Table(show_lines=False)
-    for column in ("claim", "left side (95% CI)", "right side (95% CI)", "verdict"):
+    for column in ("claim", "left side (95% CI)", "right side (95% CI)", "ratio (95% CI)", "verdict"):
         table.add_column(column)
     for row in claims.to_dict("records"):
         lhs = f"{row['factor']:g} x {row['lhs_mean']:.4g} [{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
         rhs = f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]"
-        table.add_row(str(row["claim"]), lhs, rhs, str(row["verdict"]))
+        ratio = f"{row['ratio']:.3g} [{row['ratio_ci_low']:.3g}, {row['ratio_ci_high']:.3g}]"
+        table.add_row(str(row["claim"]), lhs, rhs, ratio, str(row["verdict"]))
     console.print(table)
     holding = int((claims["verdict"] == "holds").sum())
-    console.print(f"{holding} of {len(claims)} claims hold with 95 % confidence")
+    console.print(
+        f"{holding} of {len(claims)} claims hold with 95 % confidence "
+        "(paired over replications: the configurations share their random streams)"
+    )
 
 
 @app.command()

@@ -73,7 +73,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Validate { file } => load(&file).map(|s| {
-            println!("{}: ok ({} nodes, {} links, {} flows)", file.display(), s.nodes.len(), s.links.len(), s.flows.len());
+            println!("{}: ok ({})", file.display(), s.describe());
         }),
         Command::Run { file, out, replication, quiet } => load(&file).and_then(|s| {
             if replication >= s.replications {

@@ -54,12 +54,7 @@ fn load(text: &str, file: &str, overrides: Option<&str>) -> PyResult<congsim::Sc
 #[pyfunction]
 fn validate(text: &str, file: &str) -> PyResult<String> {
     let s = scenario::from_toml_str(text, file).map_err(scenario_error)?;
-    Ok(format!(
-        "{} nodes, {} links, {} flows",
-        s.nodes.len(),
-        s.links.len(),
-        s.flows.len()
-    ))
+    Ok(s.describe())
 }
 
 /// The scenario's name, number of replications and seed, after `overrides`.

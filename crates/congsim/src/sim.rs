@@ -530,6 +530,57 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// Means over the transfers that started inside the measurement window (seed 002's
+    /// per-connection averages): RTOs, RTT, and bandwidth (size over completion time, completed
+    /// transfers only).
+    fn push_transfer_summary(&self, summary: &mut Table) {
+        let s = self.scenario;
+        let (from, until) = (Self::at(s.measure_from), Self::at(s.measure_until));
+        let measured: Vec<&FlowState> = self
+            .transfers
+            .iter()
+            .filter(|f| f.start_at >= from && f.start_at < until)
+            .collect();
+        let mean = |values: &[f64]| {
+            if values.is_empty() {
+                f64::NAN
+            } else {
+                values.iter().sum::<f64>() / values.len() as f64
+            }
+        };
+        let timeouts: Vec<f64> = measured
+            .iter()
+            .map(|f| f.sender.stats().timeouts as f64)
+            .collect();
+        let rtts: Vec<f64> = measured
+            .iter()
+            .filter(|f| f.sender.stats().rtt_samples > 0)
+            .map(|f| f.sender.stats().rtt_sum_s / f.sender.stats().rtt_samples as f64)
+            .collect();
+        let bandwidths: Vec<f64> = measured
+            .iter()
+            .filter_map(|f| {
+                let done = f.sender.completed_at()?;
+                let bytes = f.receiver.stats().bytes_delivered as f64;
+                Some(bytes * 8.0 / (done - f.start_at).as_secs_f64())
+            })
+            .collect();
+        summary.push(
+            "transfers_measured",
+            Column::U64(vec![measured.len() as u64]),
+        );
+        summary.push(
+            "transfers_completed",
+            Column::U64(vec![bandwidths.len() as u64]),
+        );
+        summary.push("transfer_timeouts_mean", Column::F64(vec![mean(&timeouts)]));
+        summary.push("transfer_rtt_mean_s", Column::F64(vec![mean(&rtts)]));
+        summary.push(
+            "transfer_bandwidth_mean_bps",
+            Column::F64(vec![mean(&bandwidths)]),
+        );
+    }
+
     /// The `transfers` table: each random transfer's size, start, completion and recovery.
     fn transfers_table(&self) -> Table {
         let groups = &self.scenario.transfers;
@@ -1290,6 +1341,9 @@ impl<'a> Simulation<'a> {
             "drops",
             Column::U64(vec![link_stats.iter().map(LinkStats::drops_total).sum()]),
         );
+        if !s.transfers.is_empty() {
+            self.push_transfer_summary(&mut summary);
+        }
         summary.push("events", Column::U64(vec![self.queue.events_processed()]));
 
         let (flow_series, link_series) = match self.series {

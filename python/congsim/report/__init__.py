@@ -211,12 +211,13 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
 
 
 def _claims_table(claims: pd.DataFrame) -> str:
-    columns = ("claim", "left side (95 % CI)", "right side (95 % CI)", "verdict")
+    columns = ("claim", "left side (95 % CI)", "right side (95 % CI)", "ratio (95 % CI)", "verdict")
     head = "".join(f"<th>{c}</th>" for c in columns)
     rows = []
     for row in claims.to_dict("records"):
         lhs = f"{row['factor']:g} x {row['lhs_mean']:.4g} [{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
         rhs = f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]"
+        ratio = f"{row['ratio']:.3g} [{row['ratio_ci_low']:.3g}, {row['ratio_ci_high']:.3g}]"
         css = "agrees" if row["verdict"] == "holds" else "differs"
         sides = f"{html.escape(str(row['lhs']))} vs {html.escape(str(row['rhs']))}"
         cells = [
@@ -224,6 +225,7 @@ def _claims_table(claims: pd.DataFrame) -> str:
             f'<span class="meta">{sides}</span></td>',
             f"<td>{html.escape(lhs)}</td>",
             f"<td>{html.escape(rhs)}</td>",
+            f"<td>{html.escape(ratio)}</td>",
             f'<td class="{css}">{html.escape(str(row["verdict"]))}</td>',
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -256,8 +258,8 @@ def _study_section(folder: Path, study: Study | None) -> str:
         claims = pd.read_csv(folder / "claims.csv")
         holding = int((claims["verdict"] == "holds").sum())
         parts.append(
-            f"<p>{holding} of {len(claims)} claims of the paper hold with 95 % confidence.</p>"
-            + _claims_table(claims)
+            f"<p>{holding} of {len(claims)} claims of the paper hold with 95 % confidence "
+            "(paired over replications, which share their random streams).</p>" + _claims_table(claims)
         )
     if study is not None and study.notes:
         parts.append(f'<p class="meta">{html.escape(study.notes)}</p>')

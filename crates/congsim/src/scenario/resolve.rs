@@ -794,6 +794,25 @@ fn resolve_cbr(
     Ok(out)
 }
 
+impl Scenario {
+    /// One line: nodes, links, TCP flows, and CBR sources and transfer groups when present.
+    pub fn describe(&self) -> String {
+        let mut text = format!(
+            "{} nodes, {} links, {} flows",
+            self.nodes.len(),
+            self.links.len(),
+            self.flows.len()
+        );
+        if !self.cbr.is_empty() {
+            text += &format!(", {} CBR sources", self.cbr.len());
+        }
+        if !self.transfers.is_empty() {
+            text += &format!(", {} transfer groups", self.transfers.len());
+        }
+        text
+    }
+}
+
 /// Where packets entering a link come from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Feeder {
