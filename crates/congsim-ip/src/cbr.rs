@@ -29,8 +29,22 @@ pub struct CbrConfig {
     pub pattern: CbrPattern,
     /// The grid's origin `t0`.
     pub phase: SimDuration,
-    /// On periods `[start, stop)`, sorted and disjoint; empty means always on.
-    pub on: Vec<(SimTime, SimTime)>,
+    pub schedule: CbrSchedule,
+}
+
+/// When a source is on: slots whose grid time falls in an on period are sent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CbrSchedule {
+    Always,
+    /// On periods `[start, stop)`, sorted and disjoint.
+    Periods(Vec<(SimTime, SimTime)>),
+    /// On for `on`, off for `off`, repeating from `start` (seed 001's VBR background: y ms on,
+    /// y ms off from t = 2 ms).
+    SquareWave {
+        start: SimTime,
+        on: SimDuration,
+        off: SimDuration,
+    },
 }
 
 /// Counters of a source.
@@ -46,6 +60,8 @@ pub struct CbrSource {
     slot_bits: u128,
     packets_per_slot: u32,
     next_slot: u64,
+    /// The on period the schedule is in or before (`Periods`).
+    period_index: usize,
     rng: RngStream,
     stats: CbrStats,
 }
@@ -60,6 +76,7 @@ impl CbrSource {
             slot_bits: u128::from(cfg.packet_bytes) * 8 * u128::from(packets_per_slot),
             packets_per_slot,
             next_slot: 0,
+            period_index: 0,
             rng,
             stats: CbrStats::default(),
             cfg,
@@ -91,21 +108,50 @@ impl CbrSource {
         offset.div_ceil(per_slot) as u64
     }
 
+    /// The on period `[start, stop)` containing or following `t`; `None` once the schedule has
+    /// ended.
+    fn on_period_from(&mut self, t: SimTime) -> Option<(SimTime, SimTime)> {
+        match &self.cfg.schedule {
+            CbrSchedule::Always => Some((SimTime::ZERO, SimTime::MAX)),
+            CbrSchedule::Periods(periods) => {
+                while periods
+                    .get(self.period_index)
+                    .is_some_and(|&(_, stop)| stop <= t)
+                {
+                    self.period_index += 1;
+                }
+                periods.get(self.period_index).copied()
+            }
+            &CbrSchedule::SquareWave { start, on, off } => {
+                if t < start {
+                    return Some((start, start + on));
+                }
+                let cycle = (on + off).as_ps();
+                let k = t.since(start).as_ps() / cycle;
+                let begin = start + SimDuration::from_ps(k * cycle);
+                if t < begin + on {
+                    Some((begin, begin + on))
+                } else {
+                    let next = begin + SimDuration::from_ps(cycle);
+                    Some((next, next + on))
+                }
+            }
+        }
+    }
+
     /// The next emission: when, and how many packets leave back to back. `None` once the
     /// schedule has ended. Each call consumes the emission it returns.
     pub fn next_emission(&mut self) -> Option<(SimTime, u32)> {
         let mut t = self.slot_time(self.next_slot);
-        if !self.cfg.on.is_empty() {
-            // Skip to the first slot inside an on period.
-            let (start, stop) = self.cfg.on.iter().copied().find(|&(_, stop)| t < stop)?;
+        // Skip to the first slot inside an on period (periods shorter than a slot are skipped).
+        loop {
+            let (start, stop) = self.on_period_from(t)?;
             if t < start {
                 self.next_slot = self.first_slot_from(start);
                 t = self.slot_time(self.next_slot);
-                if t >= stop {
-                    // The period is shorter than a slot: look further.
-                    self.next_slot += 1;
-                    return self.next_emission();
-                }
+            }
+            if t < stop {
+                break;
             }
         }
         self.next_slot += 1;
@@ -125,14 +171,14 @@ mod tests {
     use super::*;
     use congsim_core::rng::StreamFactory;
 
-    fn source(pattern: CbrPattern, on: Vec<(SimTime, SimTime)>) -> CbrSource {
+    fn source(pattern: CbrPattern, schedule: CbrSchedule) -> CbrSource {
         CbrSource::new(
             CbrConfig {
                 packet_bytes: 500,
                 rate: Rate::from_bps(6_000_000).unwrap(),
                 pattern,
                 phase: SimDuration::ZERO,
-                on,
+                schedule,
             },
             StreamFactory::new(1, 0).stream("cbr"),
         )
@@ -146,7 +192,7 @@ mod tests {
 
     #[test]
     fn shaped_packets_sit_on_an_exact_grid() {
-        let mut s = source(CbrPattern::Shaped, vec![]);
+        let mut s = source(CbrPattern::Shaped, CbrSchedule::Always);
         let e = emissions(&mut s, SimTime::from_secs(1));
         // T = 4000 bits / 6 Mbps = 666.666… µs: 1500 packets per second, no drift.
         assert_eq!(e.len(), 1500);
@@ -160,7 +206,7 @@ mod tests {
 
     #[test]
     fn fluctuation_delays_each_packet_within_one_interval_in_order() {
-        let mut s = source(CbrPattern::Fluctuation, vec![]);
+        let mut s = source(CbrPattern::Fluctuation, CbrSchedule::Always);
         let e = emissions(&mut s, SimTime::from_secs(1));
         let period = 666_666_666u64;
         for (k, &(t, n)) in e.iter().enumerate() {
@@ -180,7 +226,7 @@ mod tests {
 
     #[test]
     fn bursts_of_15_every_10_ms_keep_the_rate() {
-        let mut s = source(CbrPattern::Burst { packets: 15 }, vec![]);
+        let mut s = source(CbrPattern::Burst { packets: 15 }, CbrSchedule::Always);
         let e = emissions(&mut s, SimTime::from_secs(1));
         assert_eq!(e.len(), 100);
         assert!(e.iter().all(|&(_, n)| n == 15));
@@ -195,12 +241,28 @@ mod tests {
             (SimTime::ZERO, SimTime::from_millis(6)),
             (SimTime::from_millis(14), SimTime::from_millis(20)),
         ];
-        let mut s = source(CbrPattern::Shaped, on);
+        let mut s = source(CbrPattern::Shaped, CbrSchedule::Periods(on));
         let e: Vec<(SimTime, u32)> = std::iter::from_fn(|| s.next_emission()).collect();
         // 9 slots in [0, 6 ms) and 9 in [14, 20 ms); then the schedule ends.
         assert_eq!(e.len(), 18);
         assert_eq!(e[8].0, SimTime::ZERO + SimDuration::from_ps(5_333_333_333));
         assert_eq!(e[9].0, SimTime::ZERO + SimDuration::from_ps(14_000_000_000));
         assert!(e.iter().all(|&(t, _)| t < SimTime::from_millis(20)));
+    }
+
+    #[test]
+    fn square_wave_switches_on_and_off_from_its_start() {
+        // On 10 ms, off 10 ms from 2 ms: at 6 Mbps, 15 slots of 666.67 µs per on period.
+        let wave = CbrSchedule::SquareWave {
+            start: SimTime::from_millis(2),
+            on: SimDuration::from_millis(10),
+            off: SimDuration::from_millis(10),
+        };
+        let mut s = source(CbrPattern::Shaped, wave);
+        let e = emissions(&mut s, SimTime::from_millis(42));
+        assert_eq!(e.len(), 30);
+        assert_eq!(e[0].0, SimTime::from_millis(2));
+        assert!(e[..15].iter().all(|&(t, _)| t < SimTime::from_millis(12)));
+        assert_eq!(e[15].0, SimTime::from_millis(22));
     }
 }

@@ -724,6 +724,13 @@ packet_size = "500B"
         false,
     );
     assert_eq!(f64_col(&on_off, "cbr", "packets_sent")[0], 4.0 * 1500.0);
+    // A VBR square wave (on 10 ms, off 10 ms from 2 ms) sends half the time; an empty on list
+    // never sends.
+    let wave = run_cbr(
+        "[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"6Mbps\"\nphase = \"zero\"\nsquare_wave = { on = \"10ms\", off = \"10ms\", start = \"2ms\" }\n[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\non = []\n",
+        false,
+    );
+    assert_eq!(f64_col(&wave, "cbr", "packets_sent"), [500.0 * 15.0, 0.0]);
     // TCP takes what the CBR source leaves.
     let shared = run_cbr(
         "[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"4Mbps\"\npattern = \"fluctuation\"\n",

@@ -8,7 +8,7 @@ use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
 use congsim_core::wire::SackBlocks;
 use congsim_core::{FlowId, LinkId, NodeId};
-use congsim_ip::cbr::{CbrConfig, CbrPattern};
+use congsim_ip::cbr::{CbrConfig, CbrPattern, CbrSchedule};
 use congsim_ip::qdisc::RedParams;
 use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::config::{CongestionEcho, MarkResponse, SackSender};
@@ -749,12 +749,27 @@ fn resolve_cbr(
             }
             on.push((SimTime::ZERO + start, SimTime::ZERO + stop));
         }
-        if spec.on.as_ref().is_some_and(Vec::is_empty) {
-            return Err(ctx.err(
-                format!("{p}.on"),
-                "give at least one period, or leave it out for always on",
-            ));
-        }
+        let schedule = match (&spec.on, &spec.square_wave) {
+            (Some(_), Some(_)) => {
+                return Err(ctx.err(p.clone(), "give on or square_wave, not both"));
+            }
+            (Some(_), None) => CbrSchedule::Periods(on),
+            (None, Some(wave)) => {
+                if wave.on.value.is_zero() || wave.off.value.is_zero() {
+                    return Err(ctx.err(
+                        format!("{p}.square_wave"),
+                        "on and off must be greater than zero",
+                    ));
+                }
+                CbrSchedule::SquareWave {
+                    start: SimTime::ZERO
+                        + wave.start.as_ref().map_or(SimDuration::ZERO, |d| d.value),
+                    on: wave.on.value,
+                    off: wave.off.value,
+                }
+            }
+            (None, None) => CbrSchedule::Always,
+        };
         if spec.count == 0 {
             return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
         }
@@ -785,7 +800,7 @@ fn resolve_cbr(
                     rate: spec.rate.value,
                     pattern,
                     phase: SimDuration::ZERO,
-                    on: on.clone(),
+                    schedule: schedule.clone(),
                 },
                 random_phase: spec.phase.unwrap_or(BootPhaseName::Random) == BootPhaseName::Random,
             });

@@ -490,12 +490,26 @@ pub struct CbrSpec {
     /// the default) or `zero`.
     #[serde(default)]
     pub phase: Option<BootPhaseName>,
-    /// On periods as `[start, stop]` pairs (default: always on).
+    /// On periods as `[start, stop]` pairs (default: always on; an empty list: never).
     #[serde(default)]
     pub on: Option<Vec<[DurationText; 2]>>,
+    /// A periodic on/off schedule instead of `on` (seed 001's VBR background).
+    #[serde(default)]
+    pub square_wave: Option<SquareWaveSpec>,
     /// Identical sources this entry stands for.
     #[serde(default = "default_count")]
     pub count: u32,
+}
+
+/// On for `on`, off for `off`, repeating from `start`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SquareWaveSpec {
+    pub on: DurationText,
+    pub off: DurationText,
+    /// When the first on period begins (default 0).
+    #[serde(default)]
+    pub start: Option<DurationText>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
