@@ -85,3 +85,19 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
         claims["ratio"] <= claims["ratio_ci_high"]
     ).all()
     assert "claims hold with 95 % confidence" in done.stdout
+
+
+def test_koga2000_tables_and_orderings(cli, tmp_path):
+    """Seed 004: every total-throughput cell of Tables 3, 5 and 6 within 5 % of the paper, and
+    the orderings (SACK > NewReno > Reno; Reno timing out many times as often as NewReno) in
+    every CBR case."""
+    done = run_congsim("reproduce", "koga2000", "--out", str(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    comparison = pd.read_csv(tmp_path / "koga2000" / "comparison.csv")
+    assert len(comparison) == 57
+    throughput = comparison[comparison["metric"] == "throughput_mbps"]
+    assert (throughput["verdict"] == "agrees").all(), throughput[
+        ["label", "tcp.variant", "mean", "reference"]
+    ]
+    claims = pd.read_csv(tmp_path / "koga2000" / "claims.csv")
+    assert len(claims) == 15 and (claims["verdict"] == "holds").all(), claims[["claim", "verdict"]]

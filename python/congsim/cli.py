@@ -192,9 +192,12 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
 
     if comparison.empty:
         return
+    # The axes the reference names its configurations by.
+    axes = [a for a in axes if comparison[a].fillna("").astype(str).str.len().gt(0).any()]
     table = Table(show_lines=False)
     # Axis labels: the last part of the field path (links[0].queue.limit_packets: limit_packets).
-    labels = [a.split(".")[-1] for a in axes]
+    short = [a.split(".")[-1] for a in axes]
+    labels = [a if short.count(name) > 1 else name for a, name in zip(axes, short, strict=True)]
     for column in [*labels, "metric", "reference", "ours (95% CI)", "band", "verdict"]:
         table.add_column(column, justify="right" if column in ("reference", "band") else "left", no_wrap=True)
     for row in comparison.to_dict("records"):

@@ -28,7 +28,7 @@ fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyD
             Column::U64(v) => PyList::new(py, v)?,
             Column::Str(v) => PyList::new(py, v)?,
         };
-        dict.set_item(*name, list)?;
+        dict.set_item(name.as_ref(), list)?;
     }
     Ok(dict)
 }

@@ -23,6 +23,7 @@ use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::{DropTail, Priority, Red};
 use congsim_ip::{LimitSemantics, Link, LinkStats, Offer, Qdisc};
 use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
+use std::collections::BTreeSet;
 
 /// The 4.3BSD fast timer (delayed ACKs) period.
 const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
@@ -1312,6 +1313,23 @@ impl<'a> Simulation<'a> {
         summary.push("duration_s", Column::F64(vec![s.duration.as_secs_f64()]));
         summary.push("flows", Column::U64(vec![self.flows.len() as u64]));
         summary.push("total_goodput_bps", Column::F64(vec![total]));
+        // With several TCP variants side by side, each one's share too (seed 004's Table 5).
+        let variants: BTreeSet<&str> = s.flows.iter().map(|f| f.variant_name).collect();
+        if variants.len() > 1 {
+            for variant in variants {
+                let sum: f64 = s
+                    .flows
+                    .iter()
+                    .zip(&goodput)
+                    .filter(|(f, _)| f.variant_name == variant)
+                    .map(|(_, g)| g)
+                    .sum();
+                summary.push(
+                    format!("total_goodput_bps_{variant}"),
+                    Column::F64(vec![sum]),
+                );
+            }
+        }
         summary.push(
             "efficiency",
             Column::F64(vec![

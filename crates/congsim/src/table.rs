@@ -1,6 +1,8 @@
 //! Column-oriented result tables: what the CLI writes as CSV and what Python turns into
 //! DataFrames.
 
+use std::borrow::Cow;
+
 /// One column of values.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Column {
@@ -48,11 +50,13 @@ fn csv_quote(s: &str) -> String {
 /// A named table of equal-length columns.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Table {
-    pub columns: Vec<(&'static str, Column)>,
+    /// Column names are mostly literals; a few are built (per-variant shares).
+    pub columns: Vec<(Cow<'static, str>, Column)>,
 }
 
 impl Table {
-    pub fn push(&mut self, name: &'static str, column: Column) {
+    pub fn push(&mut self, name: impl Into<Cow<'static, str>>, column: Column) {
+        let name = name.into();
         debug_assert!(
             self.columns
                 .first()
@@ -67,16 +71,13 @@ impl Table {
     }
 
     pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, c)| c)
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
     }
 
     /// RFC 4180 CSV with a header line.
     pub fn to_csv(&self) -> String {
         let mut out = String::new();
-        let names: Vec<&str> = self.columns.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = self.columns.iter().map(|(n, _)| n.as_ref()).collect();
         out.push_str(&names.join(","));
         out.push('\n');
         for row in 0..self.rows() {

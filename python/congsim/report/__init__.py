@@ -58,38 +58,62 @@ def _new_figure() -> Figure:
 
 
 def metric_figure(comparison: pd.DataFrame, axes: list[str], metric: str) -> Figure:
-    """Ours (mean, 95 % CI) against the reference, over the last axis, one line per value of
-    the other axes."""
+    """Ours (mean, 95 % CI) against the reference: over the last axis, one line per value of the
+    other axes, when that axis is numeric; otherwise one point per configuration."""
+    import pandas as pd
+
     data = comparison[comparison["metric"] == metric]
-    x_axis, series_axes = axes[-1], axes[:-1]
     fig = _new_figure()
     ax = fig.add_subplot()
-    groups = data.groupby(series_axes, sort=False) if series_axes else [((), data)]
-    for label, group in groups:
-        name = ", ".join(str(v) for v in (label if isinstance(label, tuple) else (label,)))
-        x = group[x_axis].astype(float)
-        line = ax.errorbar(
+    x_axis, series_axes = axes[-1], axes[:-1]
+    numeric = pd.to_numeric(data[x_axis], errors="coerce")
+    if numeric.notna().all() and numeric.nunique() > 1:
+        groups = data.groupby(series_axes, sort=False) if series_axes else [((), data)]
+        for label, group in groups:
+            name = ", ".join(str(v) for v in (label if isinstance(label, tuple) else (label,)))
+            x = group[x_axis].astype(float)
+            line = ax.errorbar(
+                x,
+                group["mean"],
+                yerr=[group["mean"] - group["ci_low"], group["ci_high"] - group["mean"]],
+                marker="o",
+                capsize=3,
+                label=f"congsim {name}".strip(),
+            )
+            ax.plot(
+                x,
+                group["reference"],
+                linestyle="--",
+                marker="s",
+                fillstyle="none",
+                color=line[0].get_color(),
+                label=f"reference {name}".strip(),
+            )
+        values = sorted(set(numeric))
+        if values[0] > 0 and values[-1] / values[0] > 8:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(values, [f"{v:g}" for v in values])
+        ax.minorticks_off()
+        ax.set_xlabel(x_axis)
+    else:
+        # Name each configuration by the axes that vary among these rows.
+        varying = [a for a in axes if data[a].fillna("").astype(str).nunique() > 1]
+        names = [
+            "/".join(str(v) for v in row if str(v) not in ("", "nan"))
+            for row in data[varying].itertuples(index=False)
+        ]
+        x = list(range(len(data)))
+        ax.errorbar(
             x,
-            group["mean"],
-            yerr=[group["mean"] - group["ci_low"], group["ci_high"] - group["mean"]],
+            data["mean"],
+            yerr=[data["mean"] - data["ci_low"], data["ci_high"] - data["mean"]],
             marker="o",
+            linestyle="none",
             capsize=3,
-            label=f"congsim {name}".strip(),
+            label="congsim",
         )
-        ax.plot(
-            x,
-            group["reference"],
-            linestyle="--",
-            marker="s",
-            fillstyle="none",
-            color=line[0].get_color(),
-            label=f"reference {name}".strip(),
-        )
-    values = sorted(set(data[x_axis].astype(float)))
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(values, [f"{v:g}" for v in values])
-    ax.minorticks_off()
-    ax.set_xlabel(x_axis)
+        ax.plot(x, data["reference"], linestyle="none", marker="s", fillstyle="none", label="reference")
+        ax.set_xticks(x, names, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel(metric)
     ax.legend(fontsize=7)
     return fig
@@ -244,6 +268,8 @@ def _study_section(folder: Path, study: Study | None) -> str:
     parts = [f"<h2>{html.escape(folder.name)}: {html.escape(title)}</h2>"]
     figures: list[tuple[str, Figure]] = []
     if not comparison.empty:
+        # The axes the reference names its configurations by.
+        axes = [a for a in axes if comparison[a].fillna("").astype(str).str.len().gt(0).any()]
         agree = int((comparison["verdict"] == "agrees").sum())
         source = html.escape(str(comparison["source"].iloc[0]))
         parts.append(

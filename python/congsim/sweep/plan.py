@@ -23,7 +23,9 @@ points = [
 ```
 
 A point may leave out fields others set (a DropTail point has no RED thresholds): the field then
-keeps the scenario's value and is empty (null) in that point's rows of the result tables.
+keeps the scenario's value and is empty (null) in that point's rows of the result tables. A point
+may carry a `label` (a name for the configuration, kept as the `label` column and overriding
+nothing), and list or table values are recorded in the tables as their JSON text.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ class RunSpec:
     """One run of a sweep: a point of the parameter grid and a replication."""
 
     key: str
-    #: Every swept field path; None where a listed point leaves the field out.
+    #: Every swept field path (and `label`); None where a listed point leaves the field out; lists
+    #: and tables as their JSON text.
     params: dict[str, Value | None]
     replication: int
     overrides: list[tuple[str, Value]]
@@ -97,14 +100,27 @@ class Plan:
         runs = []
         for point in self.points():
             # The scenario must allow every replication the plan asks for.
-            overrides = [*self.fixed.items(), *point.items(), ("simulation.replications", self.replications)]
+            fields = [(path, value) for path, value in point.items() if path != LABEL]
+            overrides = [*self.fixed.items(), *fields, ("simulation.replications", self.replications)]
             # A field a listed point leaves out keeps the scenario's value: None in the tables.
-            params = {path: point.get(path) for path in self.parameters}
+            params = {path: _recorded(point.get(path)) for path in self.parameters}
             for replication in range(self.replications):
                 identity = json.dumps([self.scenario_text, overrides, replication], sort_keys=True)
                 key = hashlib.sha256(identity.encode()).hexdigest()[:20]
                 runs.append(RunSpec(key, params, replication, overrides))
         return runs
+
+
+#: The key of a listed point that names it instead of overriding a field.
+LABEL = "label"
+
+
+def _recorded(value: Value | None) -> Value | None:
+    """A parameter value as the result tables keep it: scalars as they are, lists and tables
+    as JSON text (the tables group by these columns)."""
+    if isinstance(value, list | dict):
+        return json.dumps(value, sort_keys=True)
+    return value
 
 
 def _fail(source: str, where: str, message: str) -> PlanError:
@@ -160,8 +176,11 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
         axes=axes,
         listed=listed,
     )
-    for params in plan.points():
-        _validated(scenario_text, str(scenario_path), [*fixed.items(), *params.items()], source)
+    for point in plan.points():
+        if LABEL in point and not isinstance(point[LABEL], str):
+            raise _fail(source, "points", "a label must be a string")
+        fields = [(path, value) for path, value in point.items() if path != LABEL]
+        _validated(scenario_text, str(scenario_path), [*fixed.items(), *fields], source)
     return plan
 
 
