@@ -101,3 +101,9 @@ def test_koga2000_tables_and_orderings(cli, tmp_path):
     ]
     claims = pd.read_csv(tmp_path / "koga2000" / "claims.csv")
     assert len(claims) == 15 and (claims["verdict"] == "holds").all(), claims[["claim", "verdict"]]
+    # Figures 2-10: every configuration traced, one throughput-over-time figure per CBR case.
+    assert len(list((tmp_path / "koga2000" / "traces" / "points").iterdir())) == 18
+    assert run_congsim("report", str(tmp_path)).returncode == 0
+    page = (tmp_path / "report.html").read_text()
+    for case in ("only-tcp", "large-cbr", "multiple-cbr", "fluctuation", "burst"):
+        assert f"Total TCP throughput over time: {case}" in page

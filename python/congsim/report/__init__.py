@@ -155,6 +155,34 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
     return figures
 
 
+def point_figures(points: Path, by: str) -> list[tuple[str, Figure]]:
+    """Total TCP throughput over time of every traced configuration: one figure per value of
+    `by`, one line per configuration (named by the axes that vary within the figure)."""
+    import pandas as pd
+
+    traced = []
+    for folder in sorted(p for p in points.iterdir() if p.is_dir()):
+        params = json.loads((folder / "configuration.json").read_text())
+        flows = pd.read_parquet(folder / "flow_series.parquet")
+        total = flows.groupby("time_s", sort=True)["throughput_bps"].sum() / 1e6
+        traced.append((params, total))
+    figures = []
+    for value in dict.fromkeys(str(params.get(by)) for params, _ in traced):
+        group = [(params, total) for params, total in traced if str(params.get(by)) == value]
+        keys = [k for k in group[0][0] if k != by and len({str(p.get(k)) for p, _ in group}) > 1]
+        fig = _new_figure()
+        ax = fig.add_subplot()
+        for params, total in group:
+            # The distinct values that set this configuration apart ("reno", "reno + sack").
+            name = " + ".join(dict.fromkeys(str(params[k]) for k in keys if params[k] is not None)) or value
+            ax.step(total.index, total.to_numpy(), where="post", label=name, linewidth=1.0)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("total TCP throughput (Mbps)")
+        ax.legend(fontsize=7)
+        figures.append((f"Total TCP throughput over time: {value}", fig))
+    return figures
+
+
 def sequence_figure(trace: pd.DataFrame, flow: str) -> Figure:
     """The classic time-sequence figure of one flow from a `sequence` table: segments sent
     (dots), retransmitted (crosses) and dropped (rings), the cumulative ACK (steps) with its SACK
@@ -291,6 +319,8 @@ def _study_section(folder: Path, study: Study | None) -> str:
         parts.append(f'<p class="meta">{html.escape(study.notes)}</p>')
     if (folder / "traces" / "flow_series.parquet").exists():
         figures += trace_figures(folder / "traces")
+    if study is not None and study.trace_points_by and (folder / "traces" / "points").is_dir():
+        figures += point_figures(folder / "traces" / "points", study.trace_points_by)
     blocks = "".join(
         f'<div class="figure"><h3>{html.escape(caption)}</h3>{_svg(fig)}</div>' for caption, fig in figures
     )

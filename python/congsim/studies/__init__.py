@@ -114,6 +114,9 @@ class Study:
     claims: tuple[Claim, ...] = ()
     #: Why the configuration is what it is, where the paper leaves it open.
     notes: str = ""
+    #: Trace every configuration (replication 0), for figures of total throughput over time per
+    #: configuration (seed 004's Figures 2-10), grouped by this axis (one figure per value).
+    trace_points_by: str | None = None
 
     def plan_path(self) -> Path:
         assert self.plan is not None
@@ -447,6 +450,7 @@ STUDIES: dict[str, Study] = {
                 ),
             },
             claims=tuple(_koga_claims()),
+            trace_points_by="label",
             notes=(
                 "Node 1's CBQ is modelled by the strict priority queue spec ip.md 4.4 names as its "
                 "reference simplification (CBR first, 200 packets per class) until CBQ exists. "
@@ -507,6 +511,14 @@ def reproduce(
         traced.append(("captures", [{"file": "traced.pcap", "links": list(study.capture_links)}]))
     tables = _core.run(plan.scenario_text, plan.scenario_source, 0, json.dumps([list(o) for o in traced]))
     _write_traces(folder / "traces", tables, first.params)
+    if study.trace_points_by is not None:
+        runs = [r for r in plan.runs() if r.replication == 0]
+        for index, run in enumerate(runs):
+            overrides = [*run.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
+            tables = _core.run(
+                plan.scenario_text, plan.scenario_source, 0, json.dumps([list(o) for o in overrides])
+            )
+            _write_traces(folder / "traces" / "points" / f"{index:03d}", tables, run.params)
     import pandas as pd
 
     return StudyOutcome(
