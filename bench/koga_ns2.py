@@ -1,0 +1,190 @@
+"""Seed 004 (Koga, Hori, Oie 2000) in congsim and in ns-2, side by side.
+
+The `koga2000` study's network for the only-TCP, large-CBR and multiple-CBR cases and the three
+variants, in congsim (Node 1 a strict priority queue, the spec's stand-in for CBQ) and in ns-2.35
+with its real CBQ (CBR class 30 %, priority 1; TCP class 70 %, priority 2; both may borrow; 200
+packets each) and the ns2_2000 switches. Prints total TCP throughput and timeouts from both (ours:
+mean of 5 replications; ns-2: one run per configuration) and the time each simulator took for one
+run of every configuration. Needs ns-2 (`apt-get install ns2`).
+
+    python bench/koga_ns2.py
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from ns2_script import NS2_2000_SETTINGS  # noqa: E402
+
+import congsim  # noqa: E402
+from congsim.studies import STUDIES  # noqa: E402
+from congsim.sweep import load_plan  # noqa: E402
+
+CASES = ("only-tcp", "large-cbr", "multiple-cbr")
+VARIANTS = {
+    "reno": ("Agent/TCP/Reno", "Agent/TCPSink"),
+    "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink"),
+    "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
+}
+
+
+def cbr_schedule(case: str) -> list[tuple[float, list[tuple[float, float]]]]:
+    """(rate in Mbps, on periods) of each CBR stream of a case, as the koga2000 plan sets them."""
+    if case == "large-cbr":
+        return [(30.0, [(0.0, 6.0), (14.0, 20.0)])]
+    if case == "multiple-cbr":
+        return [(6.0, [(2.0 * i, 2.0 * i + 12.0)]) for i in range(5)]
+    return []
+
+
+def tcl(case: str, variant: str) -> str:
+    agent, sink = VARIANTS[variant]
+    rate = "82Mb" if case == "only-tcp" else "100Mb"
+    out = [
+        "set ns [new Simulator]",
+        NS2_2000_SETTINGS,
+        "Agent/TCP set packetSize_ 500",
+        "Agent/TCP set window_ 64",
+        "set n1 [$ns node]",
+        "set n2 [$ns node]",
+        f"$ns simplex-link $n1 $n2 {rate} 5ms CBQ",
+        f"$ns simplex-link $n2 $n1 {rate} 5ms DropTail",
+        "set cbq [$ns link $n1 $n2]",
+        "set top [new CBQClass]",
+        "$top setparams none 0 1.0 auto 8 2 0",
+        "set cbrc [new CBQClass]",
+        "$cbrc setparams $top true 0.3 auto 1 1 0",
+        "set tcpc [new CBQClass]",
+        "$tcpc setparams $top true 0.7 auto 2 1 0",
+        "set q1 [new Queue/DropTail]",
+        "$q1 set limit_ 200",
+        "$cbrc install-queue $q1",
+        "set q2 [new Queue/DropTail]",
+        "$q2 set limit_ 200",
+        "$tcpc install-queue $q2",
+        "$cbq insert $top",
+        "$cbq insert $cbrc",
+        "$cbq insert $tcpc",
+        "$cbq bind $cbrc 1",
+        "$cbq bind $tcpc 2",
+        "set sinks {}",
+        "set senders {}",
+    ]
+    for i in range(20):
+        delay = 3.0 + 4.0 * i / 19.0
+        out += [
+            f"set s{i} [$ns node]",
+            f"set d{i} [$ns node]",
+            f"$ns duplex-link $s{i} $n1 100Mb {delay:.9f}ms DropTail",
+            f"$ns duplex-link $n2 $d{i} 100Mb 5ms DropTail",
+            f"set tcp{i} [new {agent}]",
+            f"$tcp{i} set fid_ 2",
+            f"$ns attach-agent $s{i} $tcp{i}",
+            f"set sink{i} [new {sink}]",
+            f"$ns attach-agent $d{i} $sink{i}",
+            f"$ns connect $tcp{i} $sink{i}",
+            f"lappend sinks $sink{i}",
+            f"lappend senders $tcp{i}",
+            f"set ftp{i} [$tcp{i} attach-app FTP]",
+            f'$ns at {0.01 * i / 20:.6f} "$ftp{i} start"',
+        ]
+    for k, (mbps, periods) in enumerate(cbr_schedule(case)):
+        out += [
+            f"set c{k} [$ns node]",
+            f"set e{k} [$ns node]",
+            f"$ns duplex-link $c{k} $n1 100Mb 5ms DropTail",
+            f"$ns duplex-link $n2 $e{k} 100Mb 5ms DropTail",
+            f"set udp{k} [new Agent/UDP]",
+            f"$udp{k} set fid_ 1",
+            f"$ns attach-agent $c{k} $udp{k}",
+            f"set null{k} [new Agent/Null]",
+            f"$ns attach-agent $e{k} $null{k}",
+            f"$ns connect $udp{k} $null{k}",
+            f"set cbr{k} [new Application/Traffic/CBR]",
+            f"$cbr{k} set packetSize_ 500",
+            f"$cbr{k} set rate_ {mbps}Mb",
+            f"$cbr{k} attach-agent $udp{k}",
+        ]
+        for start, stop in periods:
+            out += [f'$ns at {start} "$cbr{k} start"', f'$ns at {stop} "$cbr{k} stop"']
+    out += [
+        "proc finish {} {",
+        "    global sinks senders",
+        "    set total 0",
+        "    foreach s $sinks { set total [expr {$total + [$s set bytes_]}] }",
+        "    set timeouts 0",
+        "    foreach t $senders { set timeouts [expr {$timeouts + [$t set nrexmit_]}] }",
+        '    puts "total_bytes $total"',
+        '    puts "timeouts $timeouts"',
+        "    exit 0",
+        "}",
+        '$ns at 20.0 "finish"',
+        "$ns run",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def ns2(case: str, variant: str) -> tuple[dict[str, float], float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "koga.tcl"
+        path.write_text(tcl(case, variant))
+        started = time.perf_counter()
+        out = subprocess.run(["ns", str(path)], capture_output=True, text=True, check=True).stdout
+        elapsed = time.perf_counter() - started
+    values = {k: float(v) for k, v in (line.split() for line in out.splitlines() if len(line.split()) == 2)}
+    throughput = values["total_bytes"] * 8 / 20.0 / 1e6
+    return {"throughput_mbps": throughput, "timeouts": values["timeouts"]}, elapsed
+
+
+def ours(case: str, variant: str) -> tuple[dict[str, float], float]:
+    plan = load_plan(STUDIES["koga2000"].plan_path())
+    runs = [
+        r
+        for r in plan.runs()
+        if r.params.get("label") == case
+        and r.params.get("tcp.variant") == variant
+        and r.params.get("flows[10].tcp.variant") is None
+    ]
+    rows, first_run_s = [], 0.0
+    for run in runs:
+        scenario = congsim.loads(plan.scenario_text, plan.scenario_source, dict(run.overrides))
+        started = time.perf_counter()
+        results = congsim.run(scenario, replication=run.replication)
+        if run.replication == 0:
+            first_run_s = time.perf_counter() - started
+        rows.append(results.summary.iloc[0])
+    n = len(rows)
+    return {
+        "throughput_mbps": sum(r["total_goodput_bps"] for r in rows) / n / 1e6,
+        "timeouts": sum(r["timeouts"] for r in rows) / n,
+    }, first_run_s
+
+
+def main() -> None:
+    have_ns2 = shutil.which("ns") is not None
+    print(f"{'case':13} {'variant':8} {'Mbps':>7} {'TO':>6} | ns-2: {'Mbps':>7} {'TO':>6}")
+    ours_s = ns2_s = 0.0
+    for case in CASES:
+        for variant in VARIANTS:
+            mine, t = ours(case, variant)
+            ours_s += t
+            line = f"{case:13} {variant:8} {mine['throughput_mbps']:7.1f} {mine['timeouts']:6.1f} |"
+            if have_ns2:
+                theirs, t = ns2(case, variant)
+                ns2_s += t
+                line += f"       {theirs['throughput_mbps']:7.1f} {theirs['timeouts']:6.0f}"
+            print(line)
+    print(f"one run of each configuration: congsim {ours_s:.2f} s", end="")
+    print(f", ns-2 {ns2_s:.2f} s ({ns2_s / ours_s:.1f}x)" if have_ns2 else "")
+
+
+if __name__ == "__main__":
+    main()
