@@ -435,11 +435,15 @@ impl Link {
         let fifo = self.fifo.as_mut().expect("fast path");
         fifo.advance(now);
         let (queued, queued_bytes) = fifo.queued_at(at);
-        // The transmitter is idle at `at` once everything admitted has been sent.
-        let idle_since = (fifo.busy_until <= at).then_some(fifo.busy_until);
-        let admitted = self
-            .qdisc
-            .fifo_admit(at, queued, queued_bytes, idle_since, pkt);
+        let admitted = match &mut self.qdisc {
+            // The common case, kept free of RED's arguments.
+            Qdisc::DropTail(q) => q.fifo_admit(queued, queued_bytes, u64::from(pkt.size_bytes)),
+            qdisc => {
+                // The transmitter is idle at `at` once everything admitted has been sent.
+                let idle_since = (fifo.busy_until <= at).then_some(fifo.busy_until);
+                qdisc.fifo_admit(at, queued, queued_bytes, idle_since, pkt)
+            }
+        };
         if let Err(reason) = admitted {
             return self.drop_for(reason);
         }
@@ -505,6 +509,7 @@ impl Link {
 
     /// The head of the pipe reaches the far node at `now`. Returns it and the arrival time of
     /// the next packet in the pipe.
+    #[inline]
     pub fn pop_arrival(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
         let head = self
             .pipe

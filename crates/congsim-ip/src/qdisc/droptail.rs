@@ -38,6 +38,7 @@ impl DropTail {
     /// The admission test alone, for a queue holding `queued_packets` and `queued_bytes`.
     /// FIFO links that compute departure times at enqueue keep the queue themselves and ask
     /// only this.
+    #[inline]
     pub fn would_overflow_with(
         &self,
         queued_packets: u64,
@@ -52,6 +53,21 @@ impl DropTail {
             //= ns-2 DropTail::enque: (q_->length() + 1) >= qlim_
             LimitSemantics::Ns2DropTail => queued + adding >= limit,
             LimitSemantics::Waiting => queued + adding > limit,
+        }
+    }
+
+    /// The fast path's admission: `Err(Overflow)` if the arrival does not fit.
+    #[inline]
+    pub fn fifo_admit(
+        &self,
+        queued_packets: u64,
+        queued_bytes: u64,
+        arriving_bytes: u64,
+    ) -> Result<(), DropReason> {
+        if self.would_overflow_with(queued_packets, queued_bytes, arriving_bytes) {
+            Err(DropReason::Overflow)
+        } else {
+            Ok(())
         }
     }
 

@@ -96,6 +96,7 @@ impl Qdisc {
     /// The fast path's admission decision for `pkt` arriving at `at` to find `queued_packets`
     /// (`queued_bytes`) waiting, the link idle since `idle_since` if it is idle. RED may mark
     /// the packet.
+    #[inline]
     pub fn fifo_admit(
         &mut self,
         at: SimTime,
@@ -106,11 +107,7 @@ impl Qdisc {
     ) -> Result<(), DropReason> {
         match self {
             Self::DropTail(q) => {
-                if q.would_overflow_with(queued_packets, queued_bytes, u64::from(pkt.size_bytes)) {
-                    Err(DropReason::Overflow)
-                } else {
-                    Ok(())
-                }
+                q.fifo_admit(queued_packets, queued_bytes, u64::from(pkt.size_bytes))
             }
             Self::Red(q) => q.decide(at, queued_packets, queued_bytes, idle_since, pkt),
             Self::Priority(_) => unreachable!("priority queues are served on the scheduled path"),
