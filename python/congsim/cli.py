@@ -80,13 +80,28 @@ def _print_summary(name: str, results: object) -> None:
             str(row["retx_pkts"]),
         )
     console = Console()
-    console.print(table)
+    if len(flows):
+        console.print(table)
     s = results.summary.iloc[0]
     efficiency = "" if s["efficiency"] != s["efficiency"] else f"  efficiency {s['efficiency']:.4f}"
-    console.print(
-        f"total goodput {s['total_goodput_bps'] / 1e6:.3f} Mbps{efficiency}  Jain {s['jain_index']:.4f}"
-        f"  CoV {s['cov']:.4f}  timeouts {s['timeouts']}  drops {s['drops']}  events {s['events']}"
-    )
+    if len(flows):
+        console.print(
+            f"total goodput {s['total_goodput_bps'] / 1e6:.3f} Mbps{efficiency}  Jain {s['jain_index']:.4f}"
+            f"  CoV {s['cov']:.4f}  timeouts {s['timeouts']}"
+        )
+    if "cbr" in results.names:
+        cbr = results.cbr
+        console.print(
+            f"{len(cbr)} CBR sources: {cbr['throughput_bps'].sum() / 1e6:.3f} Mbps delivered, "
+            f"{int(cbr['packets_dropped'].sum())} packets dropped"
+        )
+    if "transfers" in results.names:
+        console.print(
+            f"{int(s['transfers_measured'])} transfers measured, {int(s['transfers_completed'])} completed: "
+            f"mean {s['transfer_timeouts_mean']:.3f} RTOs, RTT {s['transfer_rtt_mean_s'] * 1e3:.1f} ms, "
+            f"bandwidth {s['transfer_bandwidth_mean_bps'] / 1e3:.1f} kbps"
+        )
+    console.print(f"drops {s['drops']}  events {s['events']}")
 
 
 @app.command()
