@@ -82,6 +82,23 @@ struct CbrState {
     delivered_at_end: Option<u64>,
 }
 
+/// Timers are lazy: `event` is scheduled for an endpoint's `next` deadline only if no earlier
+/// wake-up is pending (a stale wake-up finds nothing due and is ignored).
+fn keep_awake(
+    queue: &mut EventQueue<Event>,
+    now: SimTime,
+    next: Option<SimTime>,
+    wakeup: &mut Option<SimTime>,
+    event: Event,
+) {
+    if let Some(t) = next
+        && wakeup.is_none_or(|w| t < w)
+    {
+        *wakeup = Some(t);
+        queue.schedule(t.max(now), event);
+    }
+}
+
 /// The random streams of a group of transfers.
 struct GroupState {
     arrivals: RngStream,
@@ -959,12 +976,14 @@ impl<'a> Simulation<'a> {
         let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
         flow.sender.drain_transmit(&mut self.segments);
         let (src, dst) = (flow.src, flow.dst);
-        if let Some(t) = flow.sender.next_timeout()
-            && flow.sender_wakeup.is_none_or(|w| t < w)
-        {
-            flow.sender_wakeup = Some(t);
-            self.queue.schedule(t.max(now), Event::SenderTimer(f));
-        }
+        let next = flow.sender.next_timeout();
+        keep_awake(
+            &mut self.queue,
+            now,
+            next,
+            &mut flow.sender_wakeup,
+            Event::SenderTimer(f),
+        );
         for i in 0..self.segments.len() {
             let seg = self.segments[i];
             if let Some(trace) = &mut self.sequence {
@@ -987,12 +1006,14 @@ impl<'a> Simulation<'a> {
         let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
         flow.receiver.drain_transmit(&mut self.acks);
         let (src, dst) = (flow.src, flow.dst);
-        if let Some(t) = flow.receiver.next_timeout()
-            && flow.receiver_wakeup.is_none_or(|w| t < w)
-        {
-            flow.receiver_wakeup = Some(t);
-            self.queue.schedule(t.max(now), Event::ReceiverTimer(f));
-        }
+        let next = flow.receiver.next_timeout();
+        keep_awake(
+            &mut self.queue,
+            now,
+            next,
+            &mut flow.receiver_wakeup,
+            Event::ReceiverTimer(f),
+        );
         for i in 0..self.acks.len() {
             let ack = self.acks[i];
             let pkt = Packet::tcp_segment(f, src, ack.wire_bytes, ack.header);

@@ -384,6 +384,24 @@ fn compare_paths(text: &str) {
     assert!(events(&fast) < events(&scheduled));
 }
 
+/// `scenarios/fall-floyd.toml` with scripted `action`s ("drops" or "marks") on the listed data
+/// packets (1-based) of flow `f` at the bottleneck, and further overrides.
+fn fall_floyd(action: &str, packets: &[u64], settings: &[(&str, serde_json::Value)]) -> RunResult {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/fall-floyd.toml"
+    );
+    let text = std::fs::read_to_string(path).expect("scenario file");
+    let listed: Vec<serde_json::Value> = packets
+        .iter()
+        .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": k}))
+        .collect();
+    let mut overrides = vec![(action.to_string(), serde_json::Value::Array(listed))];
+    overrides.extend(settings.iter().map(|(k, v)| (k.to_string(), v.clone())));
+    let scenario = from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
+    run(&scenario, 0)
+}
+
 /// Fall & Floyd (1996): `scenarios/fall-floyd.toml` with 1 to 4 consecutive packets dropped
 /// from one window (as `bench/fall_floyd.py` runs it). Expected, for 1, 2, 3 and 4 drops:
 /// `(timeouts, retransmitted packets, unnecessary retransmissions, completion time in ms)`.
@@ -437,23 +455,14 @@ fn fall_and_floyd_multiple_drops() {
             ],
         ),
     ];
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/fall-floyd.toml"
-    );
-    let text = std::fs::read_to_string(path).expect("scenario file");
     for (variant, outcomes) in expected {
         for (i, &want) in outcomes.iter().enumerate() {
-            let drops: Vec<serde_json::Value> = (0..=i)
-                .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": 14 + k}))
-                .collect();
-            let overrides = [
-                ("tcp.variant".to_string(), serde_json::json!(variant)),
-                ("drops".to_string(), serde_json::Value::Array(drops)),
-            ];
-            let scenario =
-                from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
-            let r = run(&scenario, 0);
+            let packets: Vec<u64> = (14..15 + i as u64).collect();
+            let r = fall_floyd(
+                "drops",
+                &packets,
+                &[("tcp.variant", serde_json::json!(variant))],
+            );
             let retx = f64_col(&r, "flows", "retx_pkts")[0] as u64;
             let unnecessary = f64_col(&r, "flows", "dup_pkts_rcvd")[0] as u64;
             // No retransmission is dropped here, so each dropped packet needs exactly one.
@@ -472,24 +481,17 @@ fn fall_and_floyd_multiple_drops() {
 /// RFC 6675 and RFC 3517 on the Fall & Floyd drops: every loss is repaired in recovery, once.
 #[test]
 fn rfc6675_and_rfc3517_repair_multiple_drops_without_timeouts() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/fall-floyd.toml"
-    );
-    let text = std::fs::read_to_string(path).expect("scenario file");
     for sender in ["rfc6675", "rfc3517"] {
         for drops in 1..=4u64 {
-            let listed: Vec<serde_json::Value> = (0..drops)
-                .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": 14 + k}))
-                .collect();
-            let overrides = [
-                ("tcp.variant".to_string(), serde_json::json!("sack")),
-                ("tcp.sack_sender".to_string(), serde_json::json!(sender)),
-                ("drops".to_string(), serde_json::Value::Array(listed)),
-            ];
-            let scenario =
-                from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
-            let r = run(&scenario, 0);
+            let packets: Vec<u64> = (14..14 + drops).collect();
+            let r = fall_floyd(
+                "drops",
+                &packets,
+                &[
+                    ("tcp.variant", serde_json::json!("sack")),
+                    ("tcp.sack_sender", serde_json::json!(sender)),
+                ],
+            );
             let col = |name: &str| f64_col(&r, "flows", name)[0];
             assert_eq!(col("timeouts"), 0.0, "{sender}, {drops} drops");
             assert_eq!(col("fast_recoveries"), 1.0, "{sender}, {drops} drops");
@@ -504,19 +506,8 @@ fn rfc6675_and_rfc3517_repair_multiple_drops_without_timeouts() {
 /// ECN-capable loses the three packets instead.
 #[test]
 fn scripted_marks_drive_ecn_and_bcn_end_to_end() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/fall-floyd.toml"
-    );
-    let text = std::fs::read_to_string(path).expect("scenario file");
-    let marks: Vec<serde_json::Value> = (14..17)
-        .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": k}))
-        .collect();
     let outcome = |settings: &[(&str, serde_json::Value)]| {
-        let mut overrides = vec![("marks".to_string(), serde_json::Value::Array(marks.clone()))];
-        overrides.extend(settings.iter().map(|(k, v)| (k.to_string(), v.clone())));
-        let scenario = from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
-        let r = run(&scenario, 0);
+        let r = fall_floyd("marks", &[14, 15, 16], settings);
         let col = |name: &str| f64_col(&r, "flows", name)[0] as u64;
         assert_eq!(col("bytes_delivered"), 103_000);
         let marked: f64 = f64_col(&r, "links", "marks").iter().sum();
@@ -548,25 +539,14 @@ fn scripted_marks_drive_ecn_and_bcn_end_to_end() {
 /// SACK blocks the sender saw.
 #[test]
 fn sequence_trace_accounts_for_every_packet() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/fall-floyd.toml"
+    let r = fall_floyd(
+        "drops",
+        &[14, 16],
+        &[
+            ("tcp.variant", serde_json::json!("sack")),
+            ("metrics.sequence_trace", serde_json::json!(true)),
+        ],
     );
-    let text = std::fs::read_to_string(path).expect("scenario file");
-    let drops: Vec<serde_json::Value> = [14, 16]
-        .iter()
-        .map(|k| serde_json::json!({"from": "r", "to": "b", "flow": "f", "packet": k}))
-        .collect();
-    let overrides = [
-        ("tcp.variant".to_string(), serde_json::json!("sack")),
-        ("drops".to_string(), serde_json::Value::Array(drops)),
-        (
-            "metrics.sequence_trace".to_string(),
-            serde_json::json!(true),
-        ),
-    ];
-    let scenario = from_toml_str_with_overrides(&text, "fall-floyd.toml", &overrides).unwrap();
-    let r = run(&scenario, 0);
     let events = str_col_of(r.sequence.as_ref(), "event");
     let count = |e: &str| events.iter().filter(|x| *x == e).count() as f64;
     let flow = |name: &str| f64_col(&r, "flows", name)[0];
