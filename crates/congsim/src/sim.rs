@@ -1068,21 +1068,22 @@ impl<'a> Simulation<'a> {
             .filter(|(t, _)| *t < end)
             .collect();
         records.sort_by_key(|(t, _)| *t);
-        let wires: Vec<FlowWire> = self
-            .scenario
-            .flows
-            .iter()
-            .map(|f| FlowWire {
-                src: f.src,
-                dst: f.dst,
-                seq_mode: f.sender.seq_mode,
-                mss: f.sender.mss,
-                syn: f.sender.syn,
-            })
-            .collect();
         let mut writer = PcapWriter::new(capture.headers_only);
         for (t, p) in records {
-            writer.write(t, p, &wires[p.flow.index()]);
+            // TCP packets only: declared flows and random transfers (CBR datagrams are left out).
+            if p.tcp().is_none() {
+                continue;
+            }
+            let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, p.flow);
+            let cfg = flow.sender.config();
+            let wire = FlowWire {
+                src: flow.src,
+                dst: flow.dst,
+                seq_mode: cfg.seq_mode,
+                mss: cfg.mss,
+                syn: cfg.syn,
+            };
+            writer.write(t, p, &wire);
         }
         writer.into_bytes()
     }

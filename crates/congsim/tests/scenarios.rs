@@ -854,6 +854,63 @@ tcp = { profile = "bsd", variant = "reno", tick = "100ms" }
     );
 }
 
+/// A capture on links that carry declared flows, random transfers and CBR datagrams writes every
+/// TCP packet (CBR datagrams are left out).
+#[test]
+fn captures_cover_transfers_and_skip_cbr() {
+    let text = r#"
+nodes = ["a", "r", "b"]
+[simulation]
+duration = "3s"
+[[links]]
+from = "a"
+to = "r"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+from = "r"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+[tcp]
+window = 50
+[[flows]]
+name = "ftp"
+from = "a"
+to = "b"
+[[cbr]]
+from = "a"
+to = "b"
+rate = "2Mbps"
+[[transfers]]
+from = "a"
+to = "b"
+sizes = "web"
+arrivals_per_second = 20.0
+[[captures]]
+file = "mix.pcap"
+links = ["a->r", "r->a"]
+"#;
+    let r = run_toml(text);
+    let pcap = &r.captures[0].1;
+    // Count the records: a 24-byte file header, then 16-byte record headers and the data.
+    let (mut at, mut frames) = (24usize, 0u64);
+    while at < pcap.len() {
+        let captured = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
+        at += 16 + captured;
+        frames += 1;
+    }
+    let departures = f64_col(&r, "links", "departures");
+    let cbr_sent = f64_col(&r, "cbr", "packets_sent")[0];
+    // Links in declaration order: a->r, r->a, r->b, b->r.
+    let tcp_frames = departures[0] + departures[1] - cbr_sent;
+    assert!(f64_col(&r, "summary", "transfers_measured")[0] > 20.0);
+    assert!(
+        (frames as f64 - tcp_frames).abs() <= 1.0,
+        "{frames} frames, {tcp_frames} TCP packets"
+    );
+}
+
 /// RFC 3042's case: with cwnd capped at 3 packets, one loss leaves only two duplicate ACKs.
 /// Limited Transmit sends a new segment on each, their ACKs make the third duplicate, and fast
 /// retransmit repairs the loss; without it the sender waits for the timeout. (With a window of
