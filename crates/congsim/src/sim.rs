@@ -232,8 +232,10 @@ struct Simulation<'a> {
     /// Connections of random transfers, in order of arrival; flow id `first_transfer + i`.
     transfers: Vec<FlowState>,
     first_transfer: usize,
-    /// Per transfer: its group and size.
-    transfer_info: Vec<(u32, u64)>,
+    /// Per transfer: its group, its size, and its ordinal within the group.
+    transfer_info: Vec<(u32, u64, u64)>,
+    /// Transfers started so far, per group.
+    group_started: Vec<u64>,
     groups: Vec<GroupState>,
     slow_clocks: Vec<(SimDuration, Vec<FlowId>)>,
     fast_tick_flows: Vec<FlowId>,
@@ -402,6 +404,7 @@ impl<'a> Simulation<'a> {
             cbr,
             transfers: Vec::new(),
             transfer_info: Vec::new(),
+            group_started: vec![0; scenario.transfers.len()],
             groups: scenario
                 .transfers
                 .iter()
@@ -608,7 +611,7 @@ impl<'a> Simulation<'a> {
             Column::Str(
                 self.transfer_info
                     .iter()
-                    .map(|&(g, _)| groups[g as usize].name.clone())
+                    .map(|&(g, _, _)| groups[g as usize].name.clone())
                     .collect(),
             ),
         );
@@ -623,7 +626,12 @@ impl<'a> Simulation<'a> {
         );
         t.push(
             "size_bytes",
-            Column::U64(self.transfer_info.iter().map(|&(_, size)| size).collect()),
+            Column::U64(
+                self.transfer_info
+                    .iter()
+                    .map(|&(_, size, _)| size)
+                    .collect(),
+            ),
         );
         t.push(
             "completion_time_s",
@@ -785,6 +793,20 @@ impl<'a> Simulation<'a> {
         t
     }
 
+    /// The name of flow `f` in output tables: a declared flow's or CBR source's name, or
+    /// `<group>#<k>` for the k-th transfer (from 0) of a transfer group.
+    fn flow_name(&self, f: FlowId) -> String {
+        let s = self.scenario;
+        match f.index() {
+            i if i < s.flows.len() => s.flows[i].name.clone(),
+            i if i < self.first_transfer => s.cbr[i - s.flows.len()].name.clone(),
+            i => {
+                let (group, _, k) = self.transfer_info[i - self.first_transfer];
+                format!("{}#{k}", s.transfers[group as usize].name)
+            }
+        }
+    }
+
     /// The TCP connection with flow id `f`.
     fn tcp(&mut self, f: FlowId) -> &mut FlowState {
         tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f)
@@ -854,7 +876,9 @@ impl<'a> Simulation<'a> {
             delivered_at_end: None,
             delivered_at_last_sample: 0,
         });
-        self.transfer_info.push((g as u32, size));
+        self.transfer_info
+            .push((g as u32, size, self.group_started[g]));
+        self.group_started[g] += 1;
         self.flush_sender(now, f);
         self.schedule_transfer(now, g);
     }
@@ -1098,6 +1122,9 @@ impl<'a> Simulation<'a> {
             .collect();
         let window_s = (s.measure_until.as_ps() - s.measure_from.as_ps()) as f64 / 1e12;
         let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(window_s));
+        let flow_names: Vec<String> = (0..self.first_transfer + self.transfers.len())
+            .map(|i| self.flow_name(FlowId(i as u32)))
+            .collect();
         let classes = self.classes_table();
         let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
         let names = |v: Vec<String>| Column::Str(v);
@@ -1451,7 +1478,7 @@ impl<'a> Simulation<'a> {
                     trace
                         .flow
                         .iter()
-                        .map(|f| s.flows[f.index()].name.clone())
+                        .map(|f| flow_names[f.index()].clone())
                         .collect(),
                 ),
             );

@@ -855,7 +855,7 @@ tcp = { profile = "bsd", variant = "reno", tick = "100ms" }
 }
 
 /// A capture on links that carry declared flows, random transfers and CBR datagrams writes every
-/// TCP packet (CBR datagrams are left out).
+/// TCP packet (CBR datagrams are left out), and the sequence trace names every connection.
 #[test]
 fn captures_cover_transfers_and_skip_cbr() {
     let text = r#"
@@ -890,8 +890,13 @@ arrivals_per_second = 20.0
 [[captures]]
 file = "mix.pcap"
 links = ["a->r", "r->a"]
+[metrics]
+sequence_trace = true
 "#;
     let r = run_toml(text);
+    // The sequence trace names each random transfer by its group and ordinal.
+    let names = str_col_of(r.sequence.as_ref(), "flow");
+    assert!(names.iter().any(|n| n == "ftp") && names.iter().any(|n| n == "transfers0#3"));
     let pcap = &r.captures[0].1;
     // Count the records: a 24-byte file header, then 16-byte record headers and the data.
     let (mut at, mut frames) = (24usize, 0u64);
