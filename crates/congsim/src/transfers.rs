@@ -76,6 +76,30 @@ impl SizeLaw {
         (bytes.ceil() as u64).max(1)
     }
 
+    /// The probability that one draw of the untruncated law is kept (1 for exponential sizes):
+    /// truncation redraws the rest, so a tiny value would make drawing spin.
+    pub fn kept_fraction(&self) -> f64 {
+        match *self {
+            Self::Exponential { .. } => 1.0,
+            Self::WebMixture {
+                body_probability,
+                mu,
+                sigma,
+                k,
+                alpha,
+                max_bytes,
+            } => {
+                let body = normal_cdf((max_bytes.ln() - mu) / sigma);
+                let tail = if max_bytes <= k {
+                    0.0
+                } else {
+                    1.0 - (k / max_bytes).powf(alpha)
+                };
+                body_probability * body + (1.0 - body_probability) * tail
+            }
+        }
+    }
+
     /// The mean of [`Self::draw`] (before rounding up), truncation included: what the offered
     /// load is set from.
     pub fn mean_bytes(&self) -> f64 {

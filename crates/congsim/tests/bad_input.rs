@@ -312,6 +312,15 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: transfers[0].mean_size: applies to sizes = \"exponential\" only",
         ),
         (
+            "web objects truncated below almost every draw",
+            Box::new(|b| {
+                format!(
+                    "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nmax_size = \"10B\"\narrivals_per_second = 1.0\n"
+                )
+            }),
+            "bad.toml: transfers[0].max_size: is so small that fewer than 1 % of the size law's draws stay under it",
+        ),
+        (
             "unknown congestion-mark answer",
             Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"red\"\n")),
             "bad.toml: tcp.congestion_marks: unknown variant `red`, expected one of `off`, `ecn`, `bcn` (line 13, column 20)",

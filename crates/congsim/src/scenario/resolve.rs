@@ -577,6 +577,12 @@ fn resolve_transfers(
         SizeLawName::Web => SizeLaw::seed002_web(max_bytes),
         SizeLawName::Surge98 => SizeLaw::surge98(max_bytes),
     };
+    if sizes.kept_fraction() < 0.01 {
+        return Err(ctx.err(
+            field("max_size"),
+            "is so small that fewer than 1 % of the size law's draws stay under it",
+        ));
+    }
     let arrivals_per_second = match (spec.arrivals_per_second, spec.load, &spec.capacity) {
         (Some(rate), None, None) if rate > 0.0 && rate.is_finite() => rate,
         (Some(_), None, None) => {
