@@ -321,6 +321,15 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: transfers[0].max_size: is so small that fewer than 1 % of the size law's draws stay under it",
         ),
         (
+            "VBR on period shorter than a packet",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nsquare_wave = {{ on = \"1us\", off = \"1ms\" }}\n"
+                )
+            }),
+            "bad.toml: cbr[0].square_wave.on: must be at least one sending interval (0.004 s at this rate and size)",
+        ),
+        (
             "unknown congestion-mark answer",
             Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"red\"\n")),
             "bad.toml: tcp.congestion_marks: unknown variant `red`, expected one of `off`, `ecn`, `bcn` (line 13, column 20)",

@@ -623,6 +623,12 @@ fn resolve_transfers(
     })
 }
 
+/// The interval between a CBR source's emissions: `per_slot` packets of `packet_bytes` at `rate`.
+fn spec_rate_interval(rate: Rate, packet_bytes: u32, per_slot: u64) -> SimDuration {
+    let bits = u128::from(packet_bytes) * 8 * u128::from(per_slot);
+    SimDuration::from_ps((bits * 1_000_000_000_000).div_ceil(u128::from(rate.bps())) as u64)
+}
+
 /// Fills in each priority queue's classifier from the flow names of its classes.
 fn assign_classes(
     ctx: &Ctx<'_>,
@@ -765,6 +771,21 @@ fn resolve_cbr(
                     return Err(ctx.err(
                         format!("{p}.square_wave"),
                         "on and off must be greater than zero",
+                    ));
+                }
+                // Every on period must hold a slot of the grid, or the source would never send.
+                let per_slot = match pattern {
+                    CbrPattern::Burst { packets } => u64::from(packets),
+                    CbrPattern::Shaped | CbrPattern::Fluctuation => 1,
+                };
+                let slot = spec_rate_interval(spec.rate.value, packet_bytes, per_slot);
+                if wave.on.value < slot {
+                    return Err(ctx.err(
+                        format!("{p}.square_wave.on"),
+                        format!(
+                            "must be at least one sending interval ({} s at this rate and size)",
+                            slot.as_secs_f64()
+                        ),
                     ));
                 }
                 CbrSchedule::SquareWave {
