@@ -330,6 +330,16 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: cbr[0].square_wave.on: must be at least one sending interval (0.004 s at this rate and size)",
         ),
         (
+            "two RED spacing rules",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"red\", wait = false, r_over_pb = true }",
+                )
+            }),
+            "bad.toml: links[0].queue.wait: give wait or r_over_pb = true, not both (they are two spacing rules)",
+        ),
+        (
             "unknown congestion-mark answer",
             Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"red\"\n")),
             "bad.toml: tcp.congestion_marks: unknown variant `red`, expected one of `off`, `ecn`, `bcn` (line 13, column 20)",

@@ -29,6 +29,10 @@ pub struct RedParams {
     pub mean_packet_bytes: u64,
     /// ns-2 `wait_`: gaps between drops uniform on 1/pb … 2/pb packets instead of 1 … 1/pb.
     pub wait: bool,
+    /// Seed 003's rule instead of `wait`'s (spec §2.5 `R_OVER_PB`): after each drop or mark
+    /// (and on entering the region) draw `R ~ U(0, 1)`; the next packet marked is the first
+    /// whose count reaches `floor(R / pb)`, `pb` taken at each arrival.
+    pub r_over_pb: bool,
     /// ns-2 `gentle_`: probability rises from `max_p` to 1 between `max_th` and `2·max_th`.
     pub gentle: bool,
     /// ns-2 `bytes_`: the probability is scaled by the packet's size.
@@ -85,6 +89,8 @@ pub struct Red {
     count_bytes: u64,
     /// ns-2 `old`: the previous arrival found the average above `min_th`.
     above: bool,
+    /// The `R` of the seed 003 rule, drawn after each drop or mark.
+    r_draw: Option<f64>,
     rng: RngStream,
     stats: RedStats,
     /// The scheduled path's own queue.
@@ -114,6 +120,7 @@ impl Red {
             count: 0,
             count_bytes: 0,
             above: false,
+            r_draw: None,
             rng,
             stats: RedStats::default(),
             queue: VecDeque::new(),
@@ -194,8 +201,15 @@ impl Red {
             } else {
                 self.above = true;
                 let pb = self.base_probability();
-                let pa = self.spacing(pb, size);
-                if self.rng.uniform() <= pa {
+                let hit = if p.r_over_pb {
+                    let r = *self.r_draw.get_or_insert_with(|| self.rng.uniform());
+                    self.count as f64 >= (r / pb).floor()
+                } else {
+                    let pa = self.spacing(pb, size);
+                    self.rng.uniform() <= pa
+                };
+                if hit {
+                    self.r_draw = None;
                     self.count = 0;
                     self.count_bytes = 0;
                     if p.mark && pkt.ecn.ect {
@@ -333,6 +347,7 @@ mod tests {
             limit_packets: 50,
             mean_packet_bytes: 500,
             wait: true,
+            r_over_pb: false,
             gentle: false,
             bytes: false,
             queue_in_bytes: false,
@@ -497,5 +512,31 @@ mod tests {
             Err(DropReason::Overflow),
             "the buffer limit still drops"
         );
+    }
+
+    /// Seed 003's rule: with pb fixed, the gap after each drop is max(1, floor(R / pb)) arrivals
+    /// for a uniform R: nearly uniform on 1 … 1/pb, like the 1993 paper's formulation.
+    #[test]
+    fn seed003_r_over_pb_spacing() {
+        let mut r = red(RedParams {
+            w_q: 1.0,
+            r_over_pb: true,
+            ..params()
+        });
+        let (mut gaps, mut since) = (Vec::new(), 0u64);
+        for _ in 0..20_000 {
+            since += 1;
+            if r.decide(SimTime::ZERO, 10, 0, None, &mut packet(false))
+                .is_err()
+            {
+                gaps.push(since);
+                since = 0;
+            }
+        }
+        // pb = 0.05: floor(R / pb) is uniform on 0 … 19, so gaps lie in 1 … 19 with mean
+        // (2 + 2 + 3 + … + 19) / 20 = 9.55 (the first gap follows the crossing of min_th).
+        assert!(gaps[1..].iter().all(|g| (1..=19).contains(g)), "{gaps:?}");
+        let mean = gaps[1..].iter().sum::<u64>() as f64 / (gaps.len() - 1) as f64;
+        assert!((mean - 9.55).abs() < 0.5, "{mean}");
     }
 }

@@ -947,6 +947,7 @@ fn resolve_queue(
         ("max_p", q.max_p.is_some()),
         ("mean_packet_size", q.mean_packet_size.is_some()),
         ("wait", q.wait.is_some()),
+        ("r_over_pb", q.r_over_pb.is_some()),
         ("gentle", q.gentle.is_some()),
         ("bytes", q.bytes.is_some()),
         ("queue_in_bytes", q.queue_in_bytes.is_some()),
@@ -1007,6 +1008,12 @@ fn resolve_queue(
         });
     }
     if q.kind == QueueKind::Red {
+        if q.r_over_pb == Some(true) && q.wait.is_some() {
+            return Err(ctx.err(
+                field("wait"),
+                "give wait or r_over_pb = true, not both (they are two spacing rules)",
+            ));
+        }
         if q.limit_bytes.is_some() {
             return Err(ctx.err(
                 field("limit_bytes"),
@@ -1063,6 +1070,7 @@ fn resolve_queue(
             limit_packets: limit_packets.unwrap_or(DEFAULT_QUEUE_LIMIT_PACKETS),
             mean_packet_bytes,
             wait: q.wait.unwrap_or(true),
+            r_over_pb: q.r_over_pb.unwrap_or(false),
             gentle: q.gentle.unwrap_or(false),
             bytes: q.bytes.unwrap_or(false),
             queue_in_bytes: q.queue_in_bytes.unwrap_or(false),

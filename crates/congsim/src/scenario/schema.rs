@@ -195,6 +195,9 @@ pub struct QueueSpec {
     pub mean_packet_size: Option<SizeText>,
     /// RED drops spaced uniformly on 1/pb … 2/pb arrivals (ns-2 `wait_`); default true.
     pub wait: Option<bool>,
+    /// RED spacing by seed 003's rule (R ~ U(0, 1) after each drop; the next drop at count
+    /// floor(R / pb)) instead of `wait`'s; default false.
+    pub r_over_pb: Option<bool>,
     /// RED gentle region up to 2 · max_th (ns-2 `gentle_`); default false.
     pub gentle: Option<bool>,
     /// RED drop probability scaled by packet size (ns-2 `bytes_`); default false.
