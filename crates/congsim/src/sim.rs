@@ -747,22 +747,11 @@ impl<'a> Simulation<'a> {
             "rate_bps",
             Column::U64(specs.iter().map(|c| c.config.rate.bps()).collect()),
         );
-        t.push(
-            "packets_sent",
-            Column::U64(self.cbr.iter().map(|c| c.next_seq).collect()),
-        );
-        t.push(
-            "packets_delivered",
-            Column::U64(self.cbr.iter().map(|c| c.packets_delivered).collect()),
-        );
-        t.push(
-            "packets_dropped",
-            Column::U64(self.cbr.iter().map(|c| c.packets_dropped).collect()),
-        );
-        t.push(
-            "bytes_delivered",
-            Column::U64(self.cbr.iter().map(|c| c.bytes_delivered).collect()),
-        );
+        let count = |get: fn(&CbrState) -> u64| Column::U64(self.cbr.iter().map(get).collect());
+        t.push("packets_sent", count(|c| c.next_seq));
+        t.push("packets_delivered", count(|c| c.packets_delivered));
+        t.push("packets_dropped", count(|c| c.packets_dropped));
+        t.push("bytes_delivered", count(|c| c.bytes_delivered));
         t.push(
             "throughput_bps",
             Column::F64(

@@ -79,59 +79,78 @@ impl SizeLaw {
     /// The probability that one draw of the untruncated law is kept (1 for exponential sizes):
     /// truncation redraws the rest, so a tiny value would make drawing spin.
     pub fn kept_fraction(&self) -> f64 {
-        match *self {
+        match self {
             Self::Exponential { .. } => 1.0,
-            Self::WebMixture {
-                body_probability,
-                mu,
-                sigma,
-                k,
-                alpha,
-                max_bytes,
-            } => {
-                let body = normal_cdf((max_bytes.ln() - mu) / sigma);
-                let tail = if max_bytes <= k {
-                    0.0
-                } else {
-                    1.0 - (k / max_bytes).powf(alpha)
-                };
-                body_probability * body + (1.0 - body_probability) * tail
+            Self::WebMixture { .. } => {
+                let w = WebParts::of(self);
+                w.body_probability * w.body_mass + (1.0 - w.body_probability) * w.tail_mass
             }
         }
     }
 
     /// The mean of [`Self::draw`] (before rounding up), truncation included: what the offered
-    /// load is set from.
+    /// load is set from. Truncation by redrawing conditions the whole mixture on X ≤ max.
     pub fn mean_bytes(&self) -> f64 {
-        match *self {
-            Self::Exponential { mean_bytes } => mean_bytes,
-            Self::WebMixture {
-                body_probability,
-                mu,
-                sigma,
-                k,
-                alpha,
-                max_bytes,
-            } => {
-                // Truncation by redrawing conditions the whole mixture on X ≤ max.
-                let ln_max = max_bytes.ln();
-                let body_mass = normal_cdf((ln_max - mu) / sigma);
-                let body_partial = (mu + sigma * sigma / 2.0).exp()
-                    * normal_cdf((ln_max - mu - sigma * sigma) / sigma);
-                let (tail_mass, tail_partial) = if max_bytes <= k {
-                    (0.0, 0.0)
-                } else {
-                    let mass = 1.0 - (k / max_bytes).powf(alpha);
-                    //= ∫_k^M x · α k^α x^(−α−1) dx = α k^α (k^(1−α) − M^(1−α)) / (α − 1)
-                    let partial =
-                        alpha * k.powf(alpha) * (k.powf(1.0 - alpha) - max_bytes.powf(1.0 - alpha))
-                            / (alpha - 1.0);
-                    (mass, partial)
-                };
-                let p = body_probability;
-                (p * body_partial + (1.0 - p) * tail_partial)
-                    / (p * body_mass + (1.0 - p) * tail_mass)
+        match self {
+            Self::Exponential { mean_bytes } => *mean_bytes,
+            Self::WebMixture { .. } => {
+                let w = WebParts::of(self);
+                let p = w.body_probability;
+                (p * w.body_partial + (1.0 - p) * w.tail_partial)
+                    / (p * w.body_mass + (1.0 - p) * w.tail_mass)
             }
+        }
+    }
+}
+
+/// The pieces of a truncated web mixture: each component's probability mass below the maximum
+/// and its partial mean (`∫ x f(x) dx` up to the maximum).
+struct WebParts {
+    body_probability: f64,
+    body_mass: f64,
+    body_partial: f64,
+    tail_mass: f64,
+    tail_partial: f64,
+}
+
+impl WebParts {
+    /// The parts of `law`, which must be a web mixture (exponential laws have none: zeros).
+    fn of(law: &SizeLaw) -> Self {
+        let SizeLaw::WebMixture {
+            body_probability,
+            mu,
+            sigma,
+            k,
+            alpha,
+            max_bytes,
+        } = *law
+        else {
+            return Self {
+                body_probability: 1.0,
+                body_mass: 1.0,
+                body_partial: 0.0,
+                tail_mass: 0.0,
+                tail_partial: 0.0,
+            };
+        };
+        let ln_max = max_bytes.ln();
+        let (tail_mass, tail_partial) = if max_bytes <= k {
+            (0.0, 0.0)
+        } else {
+            //= ∫_k^M x · α k^α x^(−α−1) dx = α k^α (k^(1−α) − M^(1−α)) / (α − 1)
+            (
+                1.0 - (k / max_bytes).powf(alpha),
+                alpha * k.powf(alpha) * (k.powf(1.0 - alpha) - max_bytes.powf(1.0 - alpha))
+                    / (alpha - 1.0),
+            )
+        };
+        Self {
+            body_probability,
+            body_mass: normal_cdf((ln_max - mu) / sigma),
+            body_partial: (mu + sigma * sigma / 2.0).exp()
+                * normal_cdf((ln_max - mu - sigma * sigma) / sigma),
+            tail_mass,
+            tail_partial,
         }
     }
 }

@@ -368,6 +368,21 @@ mod tests {
         p
     }
 
+    /// Arrivals between drops over 20 000 arrivals that all find 10 packets queued.
+    fn drop_gaps(r: &mut Red) -> Vec<u64> {
+        let (mut gaps, mut since) = (Vec::new(), 0u64);
+        for _ in 0..20_000 {
+            since += 1;
+            if r.decide(SimTime::ZERO, 10, 0, None, &mut packet(false))
+                .is_err()
+            {
+                gaps.push(since);
+                since = 0;
+            }
+        }
+        gaps
+    }
+
     #[test]
     fn average_follows_the_ewma_and_decays_over_idle_time() {
         let mut r = red(params());
@@ -395,17 +410,7 @@ mod tests {
                 ..params()
             });
             // q = 10: pb = 0.1 · (10 − 5)/(15 − 5) = 0.05.
-            let mut gaps = Vec::new();
-            let mut since = 0;
-            for _ in 0..20_000 {
-                since += 1;
-                if r.decide(SimTime::ZERO, 10, 0, None, &mut packet(false))
-                    .is_err()
-                {
-                    gaps.push(since);
-                    since = 0;
-                }
-            }
+            let gaps = drop_gaps(&mut r);
             let (lo, hi) = if wait { (20, 40) } else { (1, 20) };
             // The first drop follows the first crossing of min_th (count restarts at 1).
             assert!(
@@ -523,16 +528,7 @@ mod tests {
             r_over_pb: true,
             ..params()
         });
-        let (mut gaps, mut since) = (Vec::new(), 0u64);
-        for _ in 0..20_000 {
-            since += 1;
-            if r.decide(SimTime::ZERO, 10, 0, None, &mut packet(false))
-                .is_err()
-            {
-                gaps.push(since);
-                since = 0;
-            }
-        }
+        let gaps = drop_gaps(&mut r);
         // pb = 0.05: floor(R / pb) is uniform on 0 … 19, so gaps lie in 1 … 19 with mean
         // (2 + 2 + 3 + … + 19) / 20 = 9.55 (the first gap follows the crossing of min_th).
         assert!(gaps[1..].iter().all(|g| (1..=19).contains(g)), "{gaps:?}");
