@@ -1,11 +1,11 @@
 """Seed 004 (Koga, Hori, Oie 2000) in congsim and in ns-2, side by side.
 
 The `koga2000` study's network for the only-TCP, large-CBR and multiple-CBR cases and the three
-variants, in congsim (Node 1 a strict priority queue, the spec's stand-in for CBQ) and in ns-2.35
-with its real CBQ (CBR class 30 %, priority 1; TCP class 70 %, priority 2; both may borrow; 200
-packets each) and the ns2_2000 switches. Prints total TCP throughput and timeouts from both (ours:
-mean of 5 replications; ns-2: one run per configuration) and the time each simulator took for one
-run of every configuration. Needs ns-2 (`apt-get install ns2`).
+variants, in congsim and in ns-2.35, both with CBQ at Node 1 (CBR class 30 %, priority 1; TCP
+class 70 %, priority 2; both may borrow; 200 packets each) and the ns2_2000 switches. Prints
+total TCP throughput and timeouts from both (ours: mean of 5 replications; ns-2: one run per
+configuration) and the time each simulator took for one run of every configuration. Needs ns-2
+(`apt-get install ns2`).
 
     python bench/koga_ns2.py
 """

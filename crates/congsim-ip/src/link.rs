@@ -205,6 +205,10 @@ pub struct Link {
     random_loss: Option<(f64, RngStream)>,
     /// Transmissions as `(start of transmission, packet)`, when capturing.
     capture: Option<Vec<(SimTime, Packet)>>,
+    /// Scheduled path: the wake-up the caller holds for a discipline that kept its packets
+    /// back (CBQ), and one it has still to be told about.
+    wake_scheduled: Option<SimTime>,
+    wake_to_schedule: Option<SimTime>,
 }
 
 impl Link {
@@ -226,6 +230,8 @@ impl Link {
             data_arrivals_by_flow: BTreeMap::new(),
             random_loss: config.random_loss,
             capture: config.capture.then(Vec::new),
+            wake_scheduled: None,
+            wake_to_schedule: None,
         }
     }
 
@@ -412,16 +418,17 @@ impl Link {
                 true
             }
         };
-        if self.in_service.is_none()
-            && let Some(next) = self.dequeue(now)
-        {
-            debug_assert!(!dropped, "an idle link dropped a packet");
-            let tx = self.transmit(now, &next);
-            self.in_service = Some(next);
-            self.in_service_left_queue_at = None;
-            return Offer::StartedTx {
-                tx_done_at: now + tx,
-            };
+        if self.in_service.is_none() {
+            if let Some(next) = self.dequeue(now) {
+                debug_assert!(!dropped, "an idle link dropped a packet");
+                let tx = self.transmit(now, &next);
+                self.in_service = Some(next);
+                self.in_service_left_queue_at = None;
+                return Offer::StartedTx {
+                    tx_done_at: now + tx,
+                };
+            }
+            self.ask_for_wake(now);
         }
         self.note_max_queue();
         if dropped {
@@ -498,13 +505,53 @@ impl Link {
             .take()
             .expect("complete_tx with an idle transmitter");
         let head = self.enter_pipe(now + self.delay, pkt);
-        let next = self.dequeue(now).map(|p| {
-            let tx = self.transmit(now, &p);
-            self.in_service = Some(p);
-            now + tx
-        });
+        let next = self.start_next(now);
         self.in_service_left_queue_at = next.map(|_| now);
         (head, next)
+    }
+
+    /// Scheduled path: takes the next packet into service, if the discipline releases one;
+    /// returns when its transmission ends.
+    fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
+        let Some(pkt) = self.dequeue(now) else {
+            self.ask_for_wake(now);
+            return None;
+        };
+        let tx = self.transmit(now, &pkt);
+        self.in_service = Some(pkt);
+        Some(now + tx)
+    }
+
+    /// The idle transmitter found packets it may not send yet: notes when to ask again, unless
+    /// an earlier wake-up is already held.
+    fn ask_for_wake(&mut self, now: SimTime) {
+        if let Some(at) = self.qdisc.wake_at(now)
+            && self.wake_scheduled.is_none_or(|held| at < held)
+        {
+            self.wake_scheduled = Some(at);
+            self.wake_to_schedule = Some(at);
+        }
+    }
+
+    /// A wake-up the caller must schedule (then call [`Self::wake`] at that time), after an
+    /// offer or a completed transmission left packets held back by the discipline.
+    pub fn take_wake(&mut self) -> Option<SimTime> {
+        self.wake_to_schedule.take()
+    }
+
+    /// Scheduled path: a wake-up from [`Self::take_wake`] falls due. Returns the end time of
+    /// the transmission it started, if any. Superseded wake-ups do nothing.
+    pub fn wake(&mut self, now: SimTime) -> Option<SimTime> {
+        if self.wake_scheduled != Some(now) {
+            return None;
+        }
+        self.wake_scheduled = None;
+        if self.in_service.is_some() {
+            return None;
+        }
+        let next = self.start_next(now);
+        self.in_service_left_queue_at = next.map(|_| now);
+        next
     }
 
     /// The head of the pipe reaches the far node at `now`. Returns it and the arrival time of

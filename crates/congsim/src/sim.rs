@@ -20,7 +20,7 @@ use congsim_core::wire::{Packet, TcpHeader};
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::cbr::CbrSource;
 use congsim_ip::link::LinkConfig;
-use congsim_ip::qdisc::{DropTail, Priority, Red};
+use congsim_ip::qdisc::{Cbq, Classifier, DropTail, Priority, Red};
 use congsim_ip::{LimitSemantics, Link, LinkStats, Offer, Qdisc};
 use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
 use std::collections::BTreeSet;
@@ -34,6 +34,8 @@ enum Event {
     LinkArrival(LinkId),
     /// The transmission in progress on a link ends (scheduled service path only).
     TxDone(LinkId),
+    /// An idle link whose discipline held packets back asks it again (CBQ).
+    LinkWake(LinkId),
     SenderTimer(FlowId),
     ReceiverTimer(FlowId),
     /// A boundary of the global slow clock with period `slow_clocks[i]`.
@@ -277,9 +279,16 @@ impl<'a> Simulation<'a> {
                                 .iter()
                                 .map(|&l| DropTail::packets(l, LimitSemantics::Waiting))
                                 .collect(),
-                            class_of.clone(),
-                            *default_class,
+                            Classifier::new(class_of.clone(), *default_class),
                         )),
+                        QueueDiscipline::Cbq {
+                            config,
+                            class_of,
+                            default_class,
+                        } => Qdisc::Cbq(Box::new(Cbq::new(
+                            config,
+                            Classifier::new(class_of.clone(), *default_class),
+                        ))),
                         QueueDiscipline::Red(params) => Qdisc::Red(Box::new(Red::new(
                             params.clone(),
                             streams.stream(&format!("link/{}/red", l.name)),
@@ -475,6 +484,12 @@ impl<'a> Simulation<'a> {
                     self.arrive(now, self.link_to[link.index()], pkt);
                 }
                 Event::TxDone(link) => self.tx_done(now, link),
+                Event::LinkWake(link) => {
+                    if let Some(t) = self.links[link.index()].wake(now) {
+                        self.queue.schedule(t, Event::TxDone(link));
+                    }
+                    self.schedule_wake(link);
+                }
                 Event::SenderTimer(f) => {
                     let flow = self.tcp(f);
                     if flow.sender_wakeup == Some(now) {
@@ -925,8 +940,9 @@ impl<'a> Simulation<'a> {
                 Offer::StartedTx { tx_done_at } => {
                     self.queue.schedule(tx_done_at, Event::TxDone(link))
                 }
-                Offer::Queued => {}
+                Offer::Queued => self.schedule_wake(link),
                 Offer::Dropped { .. } => {
+                    self.schedule_wake(link);
                     if pkt.tcp().is_none() {
                         self.cbr[pkt.flow.index() - self.flows.len()].packets_dropped += 1;
                     }
@@ -955,6 +971,14 @@ impl<'a> Simulation<'a> {
         }
         if let Some(t) = next {
             self.queue.schedule(t, Event::TxDone(link));
+        }
+        self.schedule_wake(link);
+    }
+
+    /// Schedules the wake-up a link asked for, if any (CBQ holding packets back).
+    fn schedule_wake(&mut self, link: LinkId) {
+        if let Some(t) = self.links[link.index()].take_wake() {
+            self.queue.schedule(t, Event::LinkWake(link));
         }
     }
 

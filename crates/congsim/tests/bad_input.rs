@@ -228,7 +228,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"fq_codel\" }",
                 )
             }),
-            "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected one of `droptail`, `red`, `priority` (line 9, column 18)",
+            "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected one of `droptail`, `red`, `priority`, `cbq` (line 9, column 18)",
         ),
         (
             "CBR source without a route",
@@ -294,6 +294,88 @@ fn malformed_scenarios_get_exact_messages() {
                 )
             }),
             "bad.toml: links[0].queue.max_p: applies to kind = \"red\" only",
+        ),
+        (
+            "CBQ queue without classes",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"cbq\" }",
+                )
+            }),
+            "bad.toml: links[0].queue.classes: give the class tree: a root with an allot and the classes under it",
+        ),
+        (
+            "CBQ class without a name",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ allot = 1.0 }] }",
+                )
+            }),
+            "bad.toml: links[0].queue.classes[0].name: a CBQ class needs a name",
+        ),
+        (
+            "CBQ class with an unknown parent",
+            Box::new(|b| {
+                b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0 }, { name = \"leaf\", parent = \"top\", allot = 0.5 }] }")
+            }),
+            "bad.toml: links[0].queue.classes[1].parent: unknown class \"top\"; classes are: leaf, root",
+        ),
+        (
+            "CBQ with two roots",
+            Box::new(|b| {
+                b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0 }, { name = \"other\", allot = 0.5 }] }")
+            }),
+            "bad.toml: links[0].queue.classes[1].parent: exactly one class (the root) has no parent",
+        ),
+        (
+            "CBQ parents in a cycle",
+            Box::new(|b| {
+                b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0 }, { name = \"x\", parent = \"y\", allot = 0.5 }, { name = \"y\", parent = \"x\", allot = 0.5 }] }")
+            }),
+            "bad.toml: links[0].queue.classes[1].parent: the parents form a cycle",
+        ),
+        (
+            "CBQ allot above one",
+            Box::new(|b| {
+                b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.5 }] }")
+            }),
+            "bad.toml: links[0].queue.classes[0].allot: must be in (0, 1]",
+        ),
+        (
+            "CBQ priority out of range",
+            Box::new(|b| {
+                b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0 }, { name = \"leaf\", parent = \"root\", allot = 0.5, priority = 10 }] }")
+            }),
+            "bad.toml: links[0].queue.classes[1].priority: must be 0 (highest) to 9",
+        ),
+        (
+            "flows on an interior CBQ class",
+            Box::new(|b| {
+                b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0, flows = [\"flow0\"] }, { name = \"leaf\", parent = \"root\", allot = 0.5 }] }")
+            }),
+            "bad.toml: links[0].queue.classes[0].flows: only leaf classes (those no class names as parent) hold packets",
+        ),
+        (
+            "CBQ class field on a priority queue",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"priority\", classes = [{ allot = 0.5 }] }",
+                )
+            }),
+            "bad.toml: links[0].queue.classes[0].allot: applies to kind = \"cbq\" only (a priority queue's classes are in priority order)",
+        ),
+        (
+            "CBQ setting on a DropTail queue",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { link_sharing = \"formal\" }",
+                )
+            }),
+            "bad.toml: links[0].queue.link_sharing: applies to kind = \"cbq\" only",
         ),
         (
             "transfers without an arrival rate",

@@ -777,6 +777,74 @@ rate = "60Mbps"
     assert!(tcp > 35e6 && tcp <= 40e6 + 1.0, "{tcp}");
 }
 
+/// CBQ (spec ip.md 4.4): with seed 004's classes (CBR 30 % at priority 1, TCP 70 % at priority
+/// 2, both borrowing), a CBR load within its allotment is served as a strict priority queue
+/// would serve it, and TCP borrows the rest: the spec's required cross-check. A CBR class that
+/// may not borrow is held to its 30 % even when it offers 60 Mbps, and TCP gets the other 70 %.
+#[test]
+fn cbq_agrees_with_the_priority_queue_and_caps_a_class_that_may_not_borrow() {
+    let text = |queue: &str, cbr_rate: &str| {
+        format!(
+            r#"
+nodes = ["a", "r", "b"]
+[simulation]
+duration = "5s"
+measure_from = "1s"
+[[links]]
+from = "a"
+to = "r"
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+from = "r"
+to = "b"
+rate = "100Mbps"
+delay = "5ms"
+queue = {queue}
+[tcp]
+window = 1000
+packet_size = "500B"
+[[cbr]]
+name = "video"
+from = "a"
+to = "b"
+rate = "{cbr_rate}"
+[[flows]]
+name = "ftp"
+from = "a"
+to = "b"
+count = 4
+"#
+        )
+    };
+    let cbq = |cbr_borrows: bool| {
+        format!(
+            r#"{{ kind = "cbq", classes = [{{ name = "link", allot = 1.0 }}, {{ name = "cbr", parent = "link", allot = 0.3, priority = 1, borrow = {cbr_borrows}, flows = ["video"], limit_packets = 200 }}, {{ name = "tcp", parent = "link", allot = 0.7, priority = 2, limit_packets = 200 }}] }}"#
+        )
+    };
+    let priority = r#"{ kind = "priority", classes = [{ flows = ["video"], limit_packets = 200 }, { limit_packets = 200 }] }"#;
+    let tcp_total = |r: &RunResult| f64_col(r, "flows", "goodput_bps").iter().sum::<f64>();
+    let by_priority = run_toml(&text(priority, "25Mbps"));
+    let by_cbq = run_toml(&text(&cbq(true), "25Mbps"));
+    assert_eq!(f64_col(&by_cbq, "cbr", "loss_ratio")[0], 0.0);
+    let (p, c) = (tcp_total(&by_priority), tcp_total(&by_cbq));
+    assert!(
+        (p - c).abs() < 0.02 * p && c > 65e6,
+        "priority {p}, cbq {c}"
+    );
+    let classes = f64_col(&by_cbq, "classes", "throughput_bps");
+    // Root, CBR and TCP classes of r->b, then of b->r (the link is duplex).
+    assert_eq!(classes.len(), 6);
+    assert_eq!(classes[0], 0.0, "the root holds no packets");
+    assert!((classes[1] - 25e6).abs() < 25e6 * 0.01, "{classes:?}");
+
+    let capped = run_toml(&text(&cbq(false), "60Mbps"));
+    let video = f64_col(&capped, "cbr", "throughput_bps")[0];
+    assert!((video - 30e6).abs() < 30e6 * 0.03, "{video}");
+    let tcp = tcp_total(&capped);
+    assert!(tcp > 64e6 && tcp < 70e6, "{tcp}");
+}
+
 /// Random transfers: Poisson arrivals at the rate a target load sets, each a new connection
 /// (ns-2 and BSD profiles alike, whose tick clocks start with the first connection that needs
 /// them) that delivers its whole object.

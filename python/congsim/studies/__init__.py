@@ -452,8 +452,8 @@ STUDIES: dict[str, Study] = {
             claims=tuple(_koga_claims()),
             trace_points_by="label",
             notes=(
-                "Node 1's CBQ is modelled by the strict priority queue spec ip.md 4.4 names as its "
-                "reference simplification (CBR first, 200 packets per class) until CBQ exists. "
+                "Node 1 is ns-2's CBQ as the paper set it up (CBR 30 % at priority 1, TCP 70 % at "
+                "priority 2, both borrowing, 200 packets each; spec ip.md 4.4). "
                 "Unstated values follow spec tcp.md 7.5 (window 64, access delays 3-7 ms, CBR access "
                 "links at 100 Mbps, 500-byte packets, the 'multiple CBR' staircase). As ns-2.35 in "
                 "the spec's evidence, Reno makes about half the paper's fast recoveries and a few "

@@ -1,17 +1,51 @@
 //! Output queue disciplines, behind one closed enum (per-packet calls are static dispatch).
-//! CBQ joins [`Qdisc`] as a further variant.
 
+mod cbq;
 mod droptail;
 mod priority;
 mod red;
 
+pub use cbq::{CBQ_PRIORITIES, Cbq, CbqClassConfig, CbqConfig, LinkSharing};
 pub use droptail::DropTail;
-pub use priority::{ClassStats, Priority};
+pub use priority::Priority;
 pub use red::{Red, RedParams, RedStats};
 
 use crate::link::DropReason;
+use congsim_core::FlowId;
 use congsim_core::time::SimTime;
 use congsim_core::wire::Packet;
+
+/// Counters of one class of a class-based queue.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassStats {
+    pub arrivals: u64,
+    pub drops: u64,
+    pub departures: u64,
+    pub bytes_departed: u64,
+}
+
+/// Maps each flow to its class: `class_of[flow id]`, and `default_class` for flows beyond it.
+#[derive(Clone, Debug)]
+pub struct Classifier {
+    class_of: Vec<usize>,
+    default_class: usize,
+}
+
+impl Classifier {
+    pub fn new(class_of: Vec<usize>, default_class: usize) -> Self {
+        Self {
+            class_of,
+            default_class,
+        }
+    }
+
+    pub fn class_of(&self, flow: FlowId) -> usize {
+        self.class_of
+            .get(flow.index())
+            .copied()
+            .unwrap_or(self.default_class)
+    }
+}
 
 /// How a queue limit counts (spec `ip.md` §0, switch `limit_counts_in_service`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +82,7 @@ pub enum Qdisc {
     DropTail(DropTail),
     Red(Box<Red>),
     Priority(Priority),
+    Cbq(Box<Cbq>),
 }
 
 impl Qdisc {
@@ -62,6 +97,7 @@ impl Qdisc {
             },
             // Each class counts only its own queue: the packet in service may be another's.
             Self::Priority(q) => q.enqueue(pkt),
+            Self::Cbq(q) => q.enqueue(now, pkt),
         }
     }
     /// Scheduled path: the transmitter is free at `now`.
@@ -70,6 +106,7 @@ impl Qdisc {
             Self::DropTail(q) => q.dequeue(),
             Self::Red(q) => q.dequeue(now),
             Self::Priority(q) => q.dequeue(),
+            Self::Cbq(q) => q.dequeue(now),
         }
     }
 
@@ -80,7 +117,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => q.is_fifo_admission_only(),
             Self::Red(_) => true,
-            Self::Priority(_) => false,
+            Self::Priority(_) | Self::Cbq(_) => false,
         }
     }
 
@@ -89,7 +126,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => matches!(q.limit(), QueueLimit::Packets(_)),
             Self::Red(q) => !q.params().queue_in_bytes,
-            Self::Priority(_) => false,
+            Self::Priority(_) | Self::Cbq(_) => false,
         }
     }
 
@@ -110,7 +147,9 @@ impl Qdisc {
                 q.fifo_admit(queued_packets, queued_bytes, u64::from(pkt.size_bytes))
             }
             Self::Red(q) => q.decide(at, queued_packets, queued_bytes, idle_since, pkt),
-            Self::Priority(_) => unreachable!("priority queues are served on the scheduled path"),
+            Self::Priority(_) | Self::Cbq(_) => {
+                unreachable!("class-based queues are served on the scheduled path")
+            }
         }
     }
 
@@ -120,6 +159,7 @@ impl Qdisc {
             Self::DropTail(q) => q.len_packets(),
             Self::Red(q) => q.len_packets(),
             Self::Priority(q) => q.len_packets(),
+            Self::Cbq(q) => q.len_packets(),
         }
     }
     /// Bytes waiting (the one in service excluded).
@@ -128,6 +168,7 @@ impl Qdisc {
             Self::DropTail(q) => q.len_bytes(),
             Self::Red(q) => q.len_bytes(),
             Self::Priority(q) => q.len_bytes(),
+            Self::Cbq(q) => q.len_bytes(),
         }
     }
 
@@ -135,7 +176,7 @@ impl Qdisc {
     pub fn red_stats(&self) -> Option<&RedStats> {
         match self {
             Self::Red(q) => Some(q.stats()),
-            Self::DropTail(_) | Self::Priority(_) => None,
+            Self::DropTail(_) | Self::Priority(_) | Self::Cbq(_) => None,
         }
     }
 
@@ -143,7 +184,17 @@ impl Qdisc {
     pub fn class_stats(&self) -> &[ClassStats] {
         match self {
             Self::Priority(q) => q.class_stats(),
+            Self::Cbq(q) => q.class_stats(),
             Self::DropTail(_) | Self::Red(_) => &[],
+        }
+    }
+
+    /// After a dequeue at `now` that found packets but none allowed to leave (CBQ's regulated
+    /// classes): when to ask again (after `now`).
+    pub fn wake_at(&self, now: SimTime) -> Option<SimTime> {
+        match self {
+            Self::Cbq(q) => q.wake_at(now),
+            Self::DropTail(_) | Self::Red(_) | Self::Priority(_) => None,
         }
     }
 }

@@ -2,50 +2,28 @@
 //! the head of the highest-priority non-empty class (class 0 first), non-preemptively. A
 //! classifier maps each flow to its class.
 
-use super::{DropTail, Enqueued};
-use congsim_core::FlowId;
+use super::{ClassStats, Classifier, DropTail, Enqueued};
 use congsim_core::wire::Packet;
-
-/// Counters of one class.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ClassStats {
-    pub arrivals: u64,
-    pub drops: u64,
-    pub departures: u64,
-    pub bytes_departed: u64,
-}
 
 #[derive(Debug)]
 pub struct Priority {
     classes: Vec<DropTail>,
-    /// `class_of[flow]`; flows beyond it go to `default_class`.
-    class_of: Vec<usize>,
-    default_class: usize,
+    classifier: Classifier,
     stats: Vec<ClassStats>,
 }
 
 impl Priority {
-    /// `classes` in priority order (0 highest); `class_of[flow id]` gives a flow's class, and
-    /// flows not listed go to `default_class`.
-    pub fn new(classes: Vec<DropTail>, class_of: Vec<usize>, default_class: usize) -> Self {
-        assert!(default_class < classes.len(), "the default class exists");
+    /// `classes` in priority order (0 highest).
+    pub fn new(classes: Vec<DropTail>, classifier: Classifier) -> Self {
         Self {
             stats: vec![ClassStats::default(); classes.len()],
             classes,
-            class_of,
-            default_class,
+            classifier,
         }
     }
 
-    fn class(&self, flow: FlowId) -> usize {
-        self.class_of
-            .get(flow.index())
-            .copied()
-            .unwrap_or(self.default_class)
-    }
-
     pub fn enqueue(&mut self, pkt: Packet) -> Enqueued {
-        let c = self.class(pkt.flow);
+        let c = self.classifier.class_of(pkt.flow);
         self.stats[c].arrivals += 1;
         let outcome = self.classes[c].enqueue(pkt, (0, 0));
         if !matches!(outcome, Enqueued::Accepted) {
@@ -82,8 +60,8 @@ impl Priority {
 mod tests {
     use super::*;
     use crate::qdisc::LimitSemantics;
-    use congsim_core::NodeId;
     use congsim_core::wire::TcpHeader;
+    use congsim_core::{FlowId, NodeId};
 
     fn pkt(flow: u32, seq: u64) -> Packet {
         Packet::tcp_segment(FlowId(flow), NodeId(1), 500, TcpHeader::data(seq, 460))
@@ -93,7 +71,7 @@ mod tests {
     fn the_high_class_always_goes_first_and_each_class_has_its_own_limit() {
         let fifo = |limit| DropTail::packets(limit, LimitSemantics::Waiting);
         // Flow 1 is high priority (class 0); everything else is class 1.
-        let mut q = Priority::new(vec![fifo(2), fifo(3)], vec![1, 0], 1);
+        let mut q = Priority::new(vec![fifo(2), fifo(3)], Classifier::new(vec![1, 0], 1));
         for seq in 0..3 {
             assert_eq!(q.enqueue(pkt(0, seq)), Enqueued::Accepted);
         }

@@ -9,13 +9,15 @@ use congsim_core::units::Rate;
 use congsim_core::wire::SackBlocks;
 use congsim_core::{FlowId, LinkId, NodeId};
 use congsim_ip::cbr::{CbrConfig, CbrPattern, CbrSchedule};
-use congsim_ip::qdisc::RedParams;
+use congsim_ip::qdisc::{CBQ_PRIORITIES, CbqClassConfig, CbqConfig, LinkSharing, RedParams};
 use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::config::{CongestionEcho, MarkResponse, SackSender};
 use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
 use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
 use std::collections::{BTreeMap, VecDeque};
 
+/// ns-2 `Queue/CBQ set maxpkt_ 1024`.
+const NS2_CBQ_MAX_PACKET_BYTES: u32 = 1024;
 /// ns-2's default queue limit (`Queue set limit_ 50`).
 const DEFAULT_QUEUE_LIMIT_PACKETS: u64 = 50;
 /// ns-2 `Agent/TCPSink/DelAck set interval_ 100ms`.
@@ -34,6 +36,12 @@ pub enum QueueDiscipline {
     /// the class of every flow not listed.
     Priority {
         limits: Vec<u64>,
+        class_of: Vec<usize>,
+        default_class: usize,
+    },
+    /// CBQ: the class tree; `class_of` and `default_class` name leaves.
+    Cbq {
+        config: Box<CbqConfig>,
         class_of: Vec<usize>,
         default_class: usize,
     },
@@ -643,16 +651,28 @@ fn assign_classes(
         let directions = if spec.duplex { 2 } else { 1 };
         for _ in 0..directions {
             let link = resolved.next().expect("one resolved link per direction");
-            let QueueDiscipline::Priority {
-                limits,
-                class_of,
-                default_class,
-            } = &mut link.queue
-            else {
-                continue;
+            let (class_of, default_class, leaves) = match &mut link.queue {
+                QueueDiscipline::Priority {
+                    limits,
+                    class_of,
+                    default_class,
+                } => (class_of, default_class, (0..limits.len()).collect()),
+                QueueDiscipline::Cbq {
+                    config,
+                    class_of,
+                    default_class,
+                } => {
+                    let leaves: Vec<usize> = (0..config.classes.len())
+                        .filter(|&c| config.classes.iter().all(|k| k.parent != Some(c)))
+                        .collect();
+                    (class_of, default_class, leaves)
+                }
+                QueueDiscipline::DropTail { .. } | QueueDiscipline::Red(_) => continue,
             };
             let classes = spec.queue.classes.as_deref().unwrap_or_default();
-            let unlisted: Vec<usize> = (0..classes.len())
+            let unlisted: Vec<usize> = leaves
+                .iter()
+                .copied()
                 .filter(|&c| classes[c].flows.is_none())
                 .collect();
             if unlisted.len() > 1 {
@@ -661,7 +681,11 @@ fn assign_classes(
                     "only one class may leave out flows (it takes every flow not listed)",
                 ));
             }
-            *default_class = unlisted.first().copied().unwrap_or(limits.len() - 1);
+            *default_class = unlisted
+                .first()
+                .or(leaves.last())
+                .copied()
+                .expect("a class queue has a leaf");
             *class_of = vec![*default_class; total_flows];
             let mut assigned = vec![false; total_flows];
             for (c, class) in classes.iter().enumerate() {
@@ -928,6 +952,155 @@ fn shortest_path_routes(n_nodes: usize, links: &[ResolvedLink]) -> Vec<Vec<Optio
     routes
 }
 
+/// A CBQ queue (`p.queue`, kind = "cbq"): the class tree, checked to be one tree with leaves
+/// that own queues.
+fn resolve_cbq(ctx: &Ctx<'_>, p: &str, spec: &LinkSpec) -> Result<QueueDiscipline, ScenarioError> {
+    let q = &spec.queue;
+    let field = |name: &str| format!("{p}.queue.{name}");
+    if q.limit_packets.is_some() || q.limit_bytes.is_some() {
+        let name = if q.limit_packets.is_some() {
+            "limit_packets"
+        } else {
+            "limit_bytes"
+        };
+        return Err(ctx.err(
+            field(name),
+            "a CBQ queue's limits are per leaf class (classes[i].limit_packets)",
+        ));
+    }
+    let classes = q
+        .classes
+        .as_ref()
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| {
+            ctx.err(
+                field("classes"),
+                "give the class tree: a root with an allot and the classes under it",
+            )
+        })?;
+    let class_field = |i: usize, name: &str| field(&format!("classes[{i}].{name}"));
+    let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, class) in classes.iter().enumerate() {
+        let name = class
+            .name
+            .as_deref()
+            .ok_or_else(|| ctx.err(class_field(i, "name"), "a CBQ class needs a name"))?;
+        if names.insert(name, i).is_some() {
+            return Err(ctx.err(
+                class_field(i, "name"),
+                format!("class \"{name}\" is named twice"),
+            ));
+        }
+    }
+    let mut parents = Vec::new();
+    for (i, class) in classes.iter().enumerate() {
+        parents.push(match &class.parent {
+            None => None,
+            Some(parent) => Some(*names.get(parent.as_str()).ok_or_else(|| {
+                let known: Vec<&str> = names.keys().copied().collect();
+                ctx.err(
+                    class_field(i, "parent"),
+                    format!(
+                        "unknown class \"{parent}\"; classes are: {}",
+                        known.join(", ")
+                    ),
+                )
+            })?),
+        });
+    }
+    let roots: Vec<usize> = (0..classes.len())
+        .filter(|&c| parents[c].is_none())
+        .collect();
+    if roots.len() != 1 {
+        let at = roots.get(1).copied().unwrap_or(0);
+        return Err(ctx.err(
+            class_field(at, "parent"),
+            "exactly one class (the root) has no parent",
+        ));
+    }
+    for start in 0..classes.len() {
+        let (mut at, mut steps) = (parents[start], 0);
+        while let Some(c) = at {
+            steps += 1;
+            if steps > classes.len() {
+                return Err(ctx.err(class_field(start, "parent"), "the parents form a cycle"));
+            }
+            at = parents[c];
+        }
+    }
+    let mut configs = Vec::new();
+    for (i, class) in classes.iter().enumerate() {
+        let is_leaf = !parents.contains(&Some(i));
+        let allot = class.allot.ok_or_else(|| {
+            ctx.err(
+                class_field(i, "allot"),
+                "a CBQ class needs an allot in (0, 1]",
+            )
+        })?;
+        if !(allot > 0.0 && allot <= 1.0) {
+            return Err(ctx.err(class_field(i, "allot"), "must be in (0, 1]"));
+        }
+        let priority = class.priority.unwrap_or(0);
+        if priority >= CBQ_PRIORITIES {
+            return Err(ctx.err(
+                class_field(i, "priority"),
+                format!("must be 0 (highest) to {}", CBQ_PRIORITIES - 1),
+            ));
+        }
+        if !is_leaf && (class.flows.is_some() || class.limit_packets.is_some()) {
+            let name = if class.flows.is_some() {
+                "flows"
+            } else {
+                "limit_packets"
+            };
+            return Err(ctx.err(
+                class_field(i, name),
+                "only leaf classes (those no class names as parent) hold packets",
+            ));
+        }
+        let limit_packets = match class.limit_packets {
+            Some(0) => return Err(ctx.err(class_field(i, "limit_packets"), "must be at least 1")),
+            limit => limit.unwrap_or(DEFAULT_QUEUE_LIMIT_PACKETS),
+        };
+        configs.push(CbqClassConfig {
+            parent: parents[i],
+            allot,
+            priority,
+            borrow: class.borrow.unwrap_or(true),
+            max_idle: class.max_idle.as_ref().map(|d| d.value),
+            extra_delay: class
+                .extra_delay
+                .as_ref()
+                .map_or(SimDuration::ZERO, |d| d.value),
+            limit_packets,
+        });
+    }
+    let max_packet_bytes = match &q.max_packet_size {
+        None => NS2_CBQ_MAX_PACKET_BYTES,
+        Some(size) => u32::try_from(size.value.0)
+            .ok()
+            .filter(|&b| b > 0)
+            .ok_or_else(|| ctx.err(field("max_packet_size"), "must be 1B to 4GB"))?,
+    };
+    Ok(QueueDiscipline::Cbq {
+        config: Box::new(CbqConfig {
+            link_rate: spec.rate.value,
+            link_sharing: match q.link_sharing {
+                None | Some(LinkSharingName::AncestorOnly) => LinkSharing::AncestorOnly,
+                Some(LinkSharingName::TopLevel) => LinkSharing::TopLevel,
+                Some(LinkSharingName::Formal) => LinkSharing::Formal,
+            },
+            weighted_round_robin: q.weighted_round_robin.unwrap_or(false),
+            max_packet_bytes,
+            ns2_fallback: q.cbq_ns2_fallback.unwrap_or(true),
+            classes: configs,
+        }),
+        // Flows are assigned to leaves once they are known (assign_classes).
+        class_of: Vec::new(),
+        default_class: 0,
+    })
+}
+
 /// The output queue of link `p` (`links[i]`).
 fn resolve_queue(
     ctx: &Ctx<'_>,
@@ -968,8 +1141,25 @@ fn resolve_queue(
         };
         return Err(ctx.err(field(name), "applies to kind = \"droptail\" only"));
     }
-    if q.kind != QueueKind::Priority && q.classes.is_some() {
-        return Err(ctx.err(field("classes"), "applies to kind = \"priority\" only"));
+    let cbq_only = [
+        ("link_sharing", q.link_sharing.is_some()),
+        ("weighted_round_robin", q.weighted_round_robin.is_some()),
+        ("max_packet_size", q.max_packet_size.is_some()),
+        ("cbq_ns2_fallback", q.cbq_ns2_fallback.is_some()),
+    ];
+    if q.kind != QueueKind::Cbq
+        && let Some((name, _)) = cbq_only.iter().find(|(_, given)| *given)
+    {
+        return Err(ctx.err(field(name), "applies to kind = \"cbq\" only"));
+    }
+    if !matches!(q.kind, QueueKind::Priority | QueueKind::Cbq) && q.classes.is_some() {
+        return Err(ctx.err(
+            field("classes"),
+            "applies to kind = \"priority\" or \"cbq\" only",
+        ));
+    }
+    if q.kind == QueueKind::Cbq {
+        return resolve_cbq(ctx, p, spec);
     }
     if q.kind == QueueKind::Priority {
         let classes = q
@@ -990,6 +1180,21 @@ fn resolve_queue(
         }
         let mut limits = Vec::new();
         for (i, class) in classes.iter().enumerate() {
+            let cbq_field = [
+                ("name", class.name.is_some()),
+                ("parent", class.parent.is_some()),
+                ("allot", class.allot.is_some()),
+                ("priority", class.priority.is_some()),
+                ("borrow", class.borrow.is_some()),
+                ("max_idle", class.max_idle.is_some()),
+                ("extra_delay", class.extra_delay.is_some()),
+            ];
+            if let Some((name, _)) = cbq_field.iter().find(|(_, given)| *given) {
+                return Err(ctx.err(
+                    field(&format!("classes[{i}].{name}")),
+                    "applies to kind = \"cbq\" only (a priority queue's classes are in priority order)",
+                ));
+            }
             match class.limit_packets {
                 Some(0) => {
                     return Err(ctx.err(

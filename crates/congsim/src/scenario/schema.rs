@@ -140,19 +140,46 @@ pub enum QueueKind {
     Red,
     /// Strict priority over `classes` (spec `ip.md` §3).
     Priority,
+    /// Class-Based Queueing over the tree of `classes` (spec `ip.md` §4, ns-2 `Queue/CBQ`).
+    Cbq,
 }
 
-/// One class of a priority queue.
+/// One class of a priority or CBQ queue.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClassSpec {
     /// Flows (TCP or CBR names) of this class; the one class without `flows` takes every other
-    /// flow (without one, the last class does).
+    /// flow (without one, the last class does). CBQ: leaf classes only.
     #[serde(default)]
     pub flows: Option<Vec<String>>,
-    /// This class's own DropTail limit (default 50).
+    /// This class's own DropTail limit (default 50). Priority: packets waiting; CBQ (leaves):
+    /// ns-2 semantics, `limit − 1` waiting.
     #[serde(default)]
     pub limit_packets: Option<u64>,
+    /// CBQ: the class's name, for `parent`.
+    pub name: Option<String>,
+    /// CBQ: the parent class's name; the root (the link) has none.
+    pub parent: Option<String>,
+    /// CBQ: the allotment, a fraction of the link rate in (0, 1].
+    pub allot: Option<f64>,
+    /// CBQ: a leaf's scheduling priority, 0 (highest) to 9; default 0.
+    pub priority: Option<u8>,
+    /// CBQ: may borrow from ancestors when over its allotment (ns-2 `okborrow_`); default true.
+    pub borrow: Option<bool>,
+    /// CBQ: bound on the estimator's average idle time; default ns-2's `maxidle auto`.
+    pub max_idle: Option<DurationText>,
+    /// CBQ: ns-2 `extradelay_`, added when the class is first held back; default 0.
+    pub extra_delay: Option<DurationText>,
+}
+
+/// CBQ link-sharing guideline (spec `ip.md` §4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkSharingName {
+    /// ns-2's default: any ancestor within its allotment lends.
+    AncestorOnly,
+    TopLevel,
+    Formal,
 }
 
 /// How the limit counts packets (spec `ip.md` §0).
@@ -212,8 +239,18 @@ pub struct QueueSpec {
     /// RED's ns-2 details (no early drop into a queue of ≤ 1 packet; count restarts at the
     /// first crossing of min_th); default true.
     pub ns2_quirks: Option<bool>,
-    /// Priority classes, highest first (kind = "priority").
+    /// Priority classes, highest first (kind = "priority"), or the CBQ class tree (kind =
+    /// "cbq").
     pub classes: Option<Vec<ClassSpec>>,
+    /// CBQ link-sharing guideline; default ancestor_only.
+    pub link_sharing: Option<LinkSharingName>,
+    /// CBQ weighted round robin inside a priority (ns-2 `Queue/CBQ/WRR`); default false.
+    pub weighted_round_robin: Option<bool>,
+    /// CBQ's largest packet (ns-2 `maxpkt_`), for `maxidle auto` and WRR; default 1024B.
+    pub max_packet_size: Option<SizeText>,
+    /// CBQ: when no class may send, the first that may borrow sends anyway (ns-2's fallback,
+    /// which keeps borrowing classes work-conserving); default true.
+    pub cbq_ns2_fallback: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
