@@ -1,0 +1,362 @@
+//! An ATM output port (spec `atm.md` §1.3, §3, §4.1): a shared FIFO cell buffer with per-VC
+//! accounting and a UBR drop policy, a transmitter sending one cell per cell time, and the
+//! link's propagation pipe.
+//!
+//! The buffer is FIFO and decides only at arrival, so a cell's transmission is scheduled when it
+//! is admitted (`max(arrival, busy_until)`): no event marks the end of a transmission. The
+//! buffer remembers when each admitted cell's last bit leaves, and releases those cells the
+//! next time a cell arrives: occupancy `X` counts the cell in transmission until its last bit
+//! has left, and a transmission that completes at the instant of an arrival frees its place
+//! first (spec §1.3's same-instant order).
+
+use crate::aal5::{CELL_BYTES, Cell};
+use crate::ubr::{Occupancy, UbrPolicy};
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::units::{Rate, SerializationClock};
+use std::collections::VecDeque;
+
+/// Static configuration of a port.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortConfig {
+    pub rate: Rate,
+    pub delay: SimDuration,
+    /// Buffer capacity `K` in cells, the cell in transmission included; `None` for a host
+    /// adapter's unbounded queue.
+    pub capacity_cells: Option<u64>,
+    pub policy: UbrPolicy,
+    /// After a cell of an accepted frame overflows, drop the rest of the frame except its EOM
+    /// (partial packet discard).
+    pub ppd_after_overflow: bool,
+}
+
+/// Counters of one port.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PortStats {
+    pub cells_in: u64,
+    /// Cells whose transmission had ended by the end of the run.
+    pub cells_sent: u64,
+    /// Cells in the buffer at the end of the run (the one in transmission included).
+    pub cells_queued: u64,
+    /// Cells dropped because the buffer was full.
+    pub cells_dropped_overflow: u64,
+    /// Cells of frames the policy discarded whole (EPD, Selective Drop, FBA).
+    pub cells_dropped_policy: u64,
+    /// Cells dropped by partial packet discard after an overflow.
+    pub cells_dropped_ppd: u64,
+    /// Frames the policy discarded at their first cell.
+    pub frames_discarded: u64,
+    /// Frames that lost some but not all of their cells here.
+    pub frames_damaged: u64,
+    /// EOM cells lost from frames that were not discarded whole: each merges what arrived of
+    /// its frame with the next frame at reassembly, losing both.
+    pub eoms_dropped: u64,
+    pub max_queue_cells: u64,
+}
+
+impl PortStats {
+    pub fn cells_dropped(&self) -> u64 {
+        self.cells_dropped_overflow + self.cells_dropped_policy + self.cells_dropped_ppd
+    }
+}
+
+/// How the port treats the rest of the frame now arriving on a VC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FrameMode {
+    Accept,
+    Discard,
+    /// Partial packet discard: only the EOM may still enter.
+    Ppd,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct VcState {
+    /// Cells of this VC in the buffer, `x_i`.
+    queued: u64,
+    /// The VC's previous arrival (accepted or not) was an EOM: the next cell starts a frame.
+    prev_eom: bool,
+    mode: FrameMode,
+    /// The frame now arriving has already lost a cell here.
+    damaged: bool,
+}
+
+impl Default for VcState {
+    fn default() -> Self {
+        Self {
+            queued: 0,
+            prev_eom: true,
+            mode: FrameMode::Accept,
+            damaged: false,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Port {
+    config: PortConfig,
+    clock: SerializationClock,
+    busy_until: SimTime,
+    /// Admitted cells not yet released: when their last bit leaves, and their VC.
+    buffer: VecDeque<(SimTime, u32)>,
+    vcs: Vec<VcState>,
+    /// VCs with cells in the buffer, `N_a`.
+    active_vcs: u64,
+    /// Cells propagating: arrival time at the far end, cell, and its next hop on its VC's path.
+    pipe: VecDeque<(SimTime, Cell, u16)>,
+    stats: PortStats,
+    admitted: u64,
+}
+
+impl Port {
+    pub fn new(config: PortConfig) -> Self {
+        Self {
+            clock: SerializationClock::new(config.rate),
+            config,
+            busy_until: SimTime::ZERO,
+            buffer: VecDeque::new(),
+            vcs: Vec::new(),
+            active_vcs: 0,
+            pipe: VecDeque::new(),
+            stats: PortStats::default(),
+            admitted: 0,
+        }
+    }
+
+    /// Frees the buffer places of cells whose last bit has left by `at`.
+    fn release(&mut self, at: SimTime) {
+        while let Some(&(done, vc)) = self.buffer.front() {
+            if done > at {
+                break;
+            }
+            self.buffer.pop_front();
+            let state = &mut self.vcs[vc as usize];
+            state.queued -= 1;
+            if state.queued == 0 {
+                self.active_vcs -= 1;
+            }
+        }
+    }
+
+    /// A cell reaches the port at `at` (offers come in time order). Returns when it reaches the
+    /// far end of the link, or `None` if it was dropped.
+    pub fn offer(&mut self, at: SimTime, cell: &Cell) -> Option<SimTime> {
+        self.stats.cells_in += 1;
+        self.release(at);
+        let vc = cell.vc as usize;
+        if vc >= self.vcs.len() {
+            self.vcs.resize(vc + 1, VcState::default());
+        }
+        let total = self.buffer.len() as u64;
+        let full = self.config.capacity_cells.is_some_and(|k| total >= k);
+        let state = &mut self.vcs[vc];
+        if state.prev_eom {
+            state.damaged = false;
+            state.mode = match self.config.capacity_cells {
+                Some(capacity)
+                    if self.config.policy.discards_new_frame(Occupancy {
+                        total,
+                        capacity,
+                        vc: state.queued,
+                        active_vcs: self.active_vcs,
+                    }) =>
+                {
+                    self.stats.frames_discarded += 1;
+                    FrameMode::Discard
+                }
+                _ => FrameMode::Accept,
+            };
+        }
+        state.prev_eom = cell.eom;
+        let dropped = match state.mode {
+            FrameMode::Discard => {
+                self.stats.cells_dropped_policy += 1;
+                true
+            }
+            FrameMode::Ppd if !cell.eom || full => {
+                self.stats.cells_dropped_ppd += 1;
+                true
+            }
+            FrameMode::Accept if full => {
+                self.stats.cells_dropped_overflow += 1;
+                if self.config.ppd_after_overflow && !cell.eom {
+                    state.mode = FrameMode::Ppd;
+                }
+                true
+            }
+            FrameMode::Accept | FrameMode::Ppd => false,
+        };
+        if dropped {
+            if state.mode != FrameMode::Discard {
+                if !std::mem::replace(&mut state.damaged, true) {
+                    self.stats.frames_damaged += 1;
+                }
+                self.stats.eoms_dropped += u64::from(cell.eom);
+            }
+            return None;
+        }
+        state.queued += 1;
+        if state.queued == 1 {
+            self.active_vcs += 1;
+        }
+        let start = self.busy_until.max(at);
+        self.busy_until = start + self.clock.next_tx_time(u64::from(CELL_BYTES));
+        self.buffer.push_back((self.busy_until, cell.vc));
+        self.admitted += 1;
+        self.stats.max_queue_cells = self.stats.max_queue_cells.max(self.buffer.len() as u64);
+        Some(self.busy_until + self.config.delay)
+    }
+
+    /// Puts a cell that will reach the far end at `arrive_at` into the pipe; returns `true` if
+    /// it is the pipe's head (the caller must then wake the port at that time).
+    pub fn push_pipe(&mut self, arrive_at: SimTime, cell: Cell, next_hop: u16) -> bool {
+        debug_assert!(
+            self.pipe.back().is_none_or(|&(t, ..)| t <= arrive_at),
+            "pipe out of order"
+        );
+        self.pipe.push_back((arrive_at, cell, next_hop));
+        self.pipe.len() == 1
+    }
+
+    /// The pipe's head reaches the far end at `now`: returns it with its next hop, and the
+    /// arrival time of the new head.
+    pub fn pop_pipe(&mut self, now: SimTime) -> ((Cell, u16), Option<SimTime>) {
+        let (at, cell, hop) = self.pipe.pop_front().expect("a wake-up for an empty pipe");
+        debug_assert_eq!(at, now, "pipe head popped at the wrong time");
+        ((cell, hop), self.pipe.front().map(|&(t, ..)| t))
+    }
+
+    /// The counters as they stand at `end`.
+    pub fn stats_at(&self, end: SimTime) -> PortStats {
+        let queued = self.buffer.iter().filter(|&&(done, _)| done > end).count() as u64;
+        PortStats {
+            cells_sent: self.admitted - queued,
+            cells_queued: queued,
+            ..self.stats.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OC3: Rate = Rate::from_bps(155_520_000).expect("a positive rate");
+
+    fn port(capacity: u64, policy: UbrPolicy) -> Port {
+        Port::new(PortConfig {
+            rate: OC3,
+            delay: SimDuration::from_micros(5),
+            capacity_cells: Some(capacity),
+            ppd_after_overflow: policy.default_ppd_after_overflow(),
+            policy,
+        })
+    }
+
+    fn frame(vc: u32, frame: u32, n: u16) -> impl Iterator<Item = Cell> {
+        (0..n).map(move |index| Cell {
+            vc,
+            frame,
+            index,
+            eom: index + 1 == n,
+        })
+    }
+
+    #[test]
+    fn cells_leave_back_to_back_at_the_exact_cell_time() {
+        let mut p = port(100, UbrPolicy::TailDrop);
+        let arrivals: Vec<SimTime> = frame(0, 0, 12)
+            .map(|c| p.offer(SimTime::ZERO, &c).unwrap())
+            .collect();
+        // 424 bits at 155.52 Mb/s = 2.726337448 us a cell, exactly on average; 12 cells take
+        // 32.716049 us, then 5 us of propagation.
+        assert_eq!(arrivals[0].as_ps(), 2_726_337 + 5_000_000);
+        assert_eq!(arrivals[11].as_ps(), 32_716_049 + 5_000_000);
+        assert_eq!(p.stats_at(SimTime::from_millis(1)).max_queue_cells, 12);
+    }
+
+    #[test]
+    fn tail_drop_keeps_the_tail_of_a_damaged_frame_ppd_drops_it() {
+        // Capacity 10, 12-cell frames arriving at once: plain UBR drops cells 10 and 11 (the
+        // EOM among them) and nothing more.
+        let mut plain = port(10, UbrPolicy::TailDrop);
+        let kept = frame(0, 0, 12)
+            .filter(|c| plain.offer(SimTime::ZERO, c).is_some())
+            .count();
+        assert_eq!(kept, 10);
+        let s = plain.stats_at(SimTime::ZERO);
+        assert_eq!(
+            (s.cells_dropped_overflow, s.frames_damaged, s.eoms_dropped),
+            (2, 1, 1)
+        );
+        // With PPD after the overflow, a frame that overflows at its second cell loses cells
+        // 1..=10 and its EOM still enters once a place is free.
+        let mut ppd = port(10, UbrPolicy::TailDrop);
+        ppd.config.ppd_after_overflow = true;
+        for c in frame(1, 0, 9) {
+            ppd.offer(SimTime::ZERO, &c).unwrap();
+        }
+        let cell_time = SimTime::from_ps(2_726_338);
+        let verdicts: Vec<bool> = frame(0, 0, 12)
+            .map(|c| {
+                let at = if c.eom { cell_time } else { SimTime::ZERO };
+                ppd.offer(at, &c).is_some()
+            })
+            .collect();
+        let mut expected = vec![true; 1];
+        expected.extend([false; 10]);
+        expected.push(true);
+        assert_eq!(verdicts, expected);
+        let s = ppd.stats_at(cell_time);
+        assert_eq!(
+            (
+                s.cells_dropped_overflow,
+                s.cells_dropped_ppd,
+                s.eoms_dropped
+            ),
+            (1, 9, 0)
+        );
+    }
+
+    #[test]
+    fn epd_discards_whole_frames_and_lets_accepted_ones_finish() {
+        // K = 20, R = 10 cells: the first 12-cell frame is accepted (X = 0); the second starts
+        // with X = 12 > 10 and is discarded whole, EOM included; a frame already accepted keeps
+        // its place into the R..K headroom.
+        let mut p = port(20, UbrPolicy::Epd { threshold: 0.5 });
+        let first: Vec<bool> = frame(0, 0, 12)
+            .map(|c| p.offer(SimTime::ZERO, &c).is_some())
+            .collect();
+        assert!(first.iter().all(|&ok| ok));
+        assert!(frame(1, 0, 12).all(|c| p.offer(SimTime::ZERO, &c).is_none()));
+        let s = p.stats_at(SimTime::ZERO);
+        assert_eq!(
+            (s.frames_discarded, s.cells_dropped_policy, s.frames_damaged),
+            (1, 12, 0)
+        );
+    }
+
+    #[test]
+    fn cells_in_balance_sent_dropped_and_queued() {
+        let mut p = port(
+            30,
+            UbrPolicy::Fba {
+                threshold: 0.5,
+                z: 0.8,
+            },
+        );
+        for f in 0..6 {
+            for vc in 0..3 {
+                let at = SimTime::from_ps(10_000_000 * u64::from(f));
+                for c in frame(vc, f, 12) {
+                    p.offer(at, &c);
+                }
+            }
+        }
+        let s = p.stats_at(SimTime::from_ps(55_000_000));
+        assert_eq!(s.cells_in, 6 * 3 * 12);
+        assert_eq!(
+            s.cells_in,
+            s.cells_sent + s.cells_dropped() + s.cells_queued
+        );
+        assert!(s.cells_queued > 0 && s.cells_dropped() > 0 && s.max_queue_cells <= 30);
+    }
+}
