@@ -223,8 +223,14 @@ def test_listed_points_instead_of_a_full_factorial(tmp_path, root):
     ]
     stats = run_sweep(plan, tmp_path / "store", workers=1).statistics()
     assert set(stats["tcp.variant"]) == {"reno", "newreno"}
+    # Points and axes together: every point crossed with every axis value.
+    path.write_text(text + '[axes]\n"links[*].delay" = ["1ms", "2ms"]\n')
+    crossed = load_plan(path)
+    assert crossed.parameters == ["tcp.variant", "links[1].queue.limit_packets", "links[*].delay"]
+    assert [p["links[*].delay"] for p in crossed.points()] == ["1ms", "2ms", "1ms", "2ms"]
+    assert [p["tcp.variant"] for p in crossed.points()] == ["reno", "reno", "newreno", "newreno"]
     path.write_text(text + '[axes]\n"tcp.variant" = ["tahoe"]\n')
-    with pytest.raises(PlanError, match="give \\[axes\\] or points, not both"):
+    with pytest.raises(PlanError, match="axes.tcp.variant: is also set by a listed point"):
         load_plan(path)
 
 

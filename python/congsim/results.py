@@ -10,14 +10,24 @@ if TYPE_CHECKING:
 
 #: Tables every run produces, then those produced on request.
 ALWAYS = ("flows", "links", "summary")
-OPTIONAL = ("flow_series", "link_series", "tcp_events", "sequence", "cbr", "classes", "transfers")
+OPTIONAL = (
+    "flow_series",
+    "link_series",
+    "tcp_events",
+    "sequence",
+    "cbr",
+    "classes",
+    "transfers",
+    "atm_ports",
+    "atm_vcs",
+)
 
 
 class Results:
     """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
     `[metrics]`, `flow_series`, `link_series`, `tcp_events` and `sequence` (the time-sequence
     trace); `cbr` when the scenario has CBR sources; `classes` when it has priority queues;
-    `transfers` when it has random transfers."""
+    `transfers` when it has random transfers; `atm_ports` and `atm_vcs` when it has ATM links."""
 
     def __init__(self, tables: dict[str, Any]) -> None:
         tables = dict(tables)
@@ -34,7 +44,9 @@ class Results:
             if name == "transfers":
                 raise KeyError("the scenario has no [[transfers]] groups")
             if name == "classes":
-                raise KeyError('the scenario has no class-based queue (queue.kind = "priority")')
+                raise KeyError('the scenario has no class-based queue (queue.kind = "priority" or "cbq")')
+            if name in ("atm_ports", "atm_vcs"):
+                raise KeyError("the scenario has no ATM links (atm = true)")
             if name in OPTIONAL:
                 raise KeyError(f"{name} was not recorded: enable it in the scenario's [metrics] table")
             raise KeyError(f"no table {name!r}; tables are: {', '.join(self.names)}")
@@ -84,6 +96,14 @@ class Results:
     @property
     def transfers(self) -> pd.DataFrame:
         return self.table("transfers")
+
+    @property
+    def atm_ports(self) -> pd.DataFrame:
+        return self.table("atm_ports")
+
+    @property
+    def atm_vcs(self) -> pd.DataFrame:
+        return self.table("atm_vcs")
 
     def write(self, directory: str | Path) -> list[Path]:
         """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its

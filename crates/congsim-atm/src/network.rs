@@ -61,18 +61,26 @@ pub struct AtmNetwork {
     fed_by_one_link: Vec<bool>,
     vcs: Vec<Option<Vc>>,
     scheduled: Vec<(SimTime, AtmEvent)>,
+    /// The end of the run: cells that would reach a port after it stay in the pipe, so that
+    /// offering ahead of time changes no counter.
+    horizon: SimTime,
 }
 
 impl AtmNetwork {
     /// `ports[i]` configures link `i` if it is an ATM link; `fed_by_one_link[i]` says whether
-    /// one upstream link feeds it (see the field).
-    pub fn new(ports: Vec<Option<PortConfig>>, fed_by_one_link: Vec<bool>) -> Self {
+    /// one upstream link feeds it (see the field); the run ends at `horizon`.
+    pub fn new(
+        ports: Vec<Option<PortConfig>>,
+        fed_by_one_link: Vec<bool>,
+        horizon: SimTime,
+    ) -> Self {
         assert_eq!(ports.len(), fed_by_one_link.len(), "one entry per link");
         Self {
             ports: ports.into_iter().map(|c| c.map(Port::new)).collect(),
             fed_by_one_link,
             vcs: Vec::new(),
             scheduled: Vec::new(),
+            horizon,
         }
     }
 
@@ -148,7 +156,7 @@ impl AtmNetwork {
                 return;
             };
             hop += 1;
-            if self.fed_by_one_link[next as usize] {
+            if self.fed_by_one_link[next as usize] && arrive < self.horizon {
                 at = arrive;
                 continue;
             }
@@ -228,7 +236,7 @@ mod tests {
         ports.push(port(None));
         let mut fed_by_one = vec![false; n + 1];
         fed_by_one.push(true);
-        let mut net = AtmNetwork::new(ports, fed_by_one);
+        let mut net = AtmNetwork::new(ports, fed_by_one, SimTime::MAX);
         for i in 0..n {
             net.open_vc(VcId(i as u32), vec![i as u32, n as u32, n as u32 + 1]);
         }

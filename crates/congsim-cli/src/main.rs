@@ -88,21 +88,7 @@ fn main() -> ExitCode {
             }
             print!("{}", result.summary.to_csv());
             match out {
-                Some(dir) => write_tables(
-                    &dir,
-                    &[
-                        ("flows", Some(&result.flows)),
-                        ("links", Some(&result.links)),
-                        ("summary", Some(&result.summary)),
-                        ("flow_series", result.flow_series.as_ref()),
-                        ("link_series", result.link_series.as_ref()),
-                        ("tcp_events", result.tcp_events.as_ref()),
-                        ("sequence", result.sequence.as_ref()),
-                        ("cbr", result.cbr.as_ref()),
-                        ("classes", result.classes.as_ref()),
-                        ("transfers", result.transfers.as_ref()),
-                    ],
-                )
+                Some(dir) => write_tables(&dir, &result.tables())
                 .and_then(|()| write_captures(&dir, &result.captures)),
                 None => Ok(()),
             }

@@ -85,28 +85,17 @@ fn run<'py>(
     }
     let result = py.detach(|| congsim::run(&s, replication));
     let out = PyDict::new(py);
-    out.set_item("flows", table_to_dict(py, &result.flows)?)?;
-    out.set_item("links", table_to_dict(py, &result.links)?)?;
-    out.set_item("summary", table_to_dict(py, &result.summary)?)?;
+    for (name, table) in result.tables() {
+        if let Some(t) = table {
+            out.set_item(name, table_to_dict(py, t)?)?;
+        }
+    }
     if !result.captures.is_empty() {
         let captures = PyDict::new(py);
         for (file, bytes) in &result.captures {
             captures.set_item(file, PyBytes::new(py, bytes))?;
         }
         out.set_item("captures", captures)?;
-    }
-    for (name, table) in [
-        ("flow_series", &result.flow_series),
-        ("link_series", &result.link_series),
-        ("tcp_events", &result.tcp_events),
-        ("sequence", &result.sequence),
-        ("cbr", &result.cbr),
-        ("classes", &result.classes),
-        ("transfers", &result.transfers),
-    ] {
-        if let Some(t) = table {
-            out.set_item(name, table_to_dict(py, t)?)?;
-        }
     }
     Ok(out)
 }

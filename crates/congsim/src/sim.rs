@@ -11,9 +11,10 @@
 use crate::metrics::{coefficient_of_variation, jain_index};
 use crate::pcap::{FlowWire, PcapWriter};
 use crate::scenario::Scenario;
-use crate::scenario::{QueueDiscipline, ResolvedCapture};
+use crate::scenario::{QueueDiscipline, ResolvedCapture, ResolvedLink};
 use crate::table::{Column, Table};
 use crate::transfers::exponential_gap_s;
+use congsim_atm::{AtmEvent, AtmNetwork, PortConfig, PortStats, VcId, VcStats};
 use congsim_core::rng::{RngStream, StreamFactory};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::{Packet, TcpHeader};
@@ -36,6 +37,10 @@ enum Event {
     TxDone(LinkId),
     /// An idle link whose discipline held packets back asks it again (CBQ).
     LinkWake(LinkId),
+    /// The head of an ATM port's pipe reaches the next port.
+    AtmPipe(u32),
+    /// A frame of an ATM VC reaches its destination host.
+    AtmDeliver(VcId),
     SenderTimer(FlowId),
     ReceiverTimer(FlowId),
     /// A boundary of the global slow clock with period `slow_clocks[i]`.
@@ -211,10 +216,34 @@ pub struct RunResult {
     pub classes: Option<Table>,
     /// One row per random transfer (when the scenario has transfer groups).
     pub transfers: Option<Table>,
+    /// One row per ATM link's port, in cells (when the scenario has ATM links).
+    pub atm_ports: Option<Table>,
+    /// One row per ATM virtual circuit (when the scenario has ATM links).
+    pub atm_vcs: Option<Table>,
     /// Packet captures: `(file name, pcap bytes)`.
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
     pub events: u64,
+}
+
+impl RunResult {
+    /// Every table by name, `None` for an optional one the run did not produce.
+    pub fn tables(&self) -> [(&'static str, Option<&Table>); 12] {
+        [
+            ("flows", Some(&self.flows)),
+            ("links", Some(&self.links)),
+            ("summary", Some(&self.summary)),
+            ("flow_series", self.flow_series.as_ref()),
+            ("link_series", self.link_series.as_ref()),
+            ("tcp_events", self.tcp_events.as_ref()),
+            ("sequence", self.sequence.as_ref()),
+            ("cbr", self.cbr.as_ref()),
+            ("classes", self.classes.as_ref()),
+            ("transfers", self.transfers.as_ref()),
+            ("atm_ports", self.atm_ports.as_ref()),
+            ("atm_vcs", self.atm_vcs.as_ref()),
+        ]
+    }
 }
 
 struct Simulation<'a> {
@@ -245,6 +274,10 @@ struct Simulation<'a> {
     sequence: Option<SequenceTrace>,
     segments: Vec<Segment>,
     acks: Vec<Segment>,
+    /// The ATM network, when the scenario has ATM links.
+    atm: Option<AtmNetwork>,
+    /// Scratch for the ATM network's wake-ups.
+    atm_due: Vec<(SimTime, AtmEvent)>,
 }
 
 /// Runs replication `replication` of `scenario` to completion.
@@ -429,6 +462,28 @@ impl<'a> Simulation<'a> {
             sequence: scenario.sequence_trace.then(SequenceTrace::default),
             segments: Vec::new(),
             acks: Vec::new(),
+            atm: scenario.links.iter().any(|l| l.atm.is_some()).then(|| {
+                let ports = scenario
+                    .links
+                    .iter()
+                    .map(|l| {
+                        l.atm.as_ref().map(|port| PortConfig {
+                            rate: l.rate,
+                            delay: l.delay,
+                            capacity_cells: port.capacity_cells,
+                            policy: port.policy,
+                            ppd_after_overflow: port.ppd_after_overflow,
+                        })
+                    })
+                    .collect();
+                let fed_by_one_link = scenario
+                    .links
+                    .iter()
+                    .map(|l| scenario.hop_fusion && l.single_feeder.is_some())
+                    .collect();
+                AtmNetwork::new(ports, fed_by_one_link, SimTime::ZERO + scenario.duration)
+            }),
+            atm_due: Vec::new(),
         }
     }
 
@@ -484,6 +539,14 @@ impl<'a> Simulation<'a> {
                     self.arrive(now, self.link_to[link.index()], pkt);
                 }
                 Event::TxDone(link) => self.tx_done(now, link),
+                Event::AtmPipe(port) => {
+                    self.atm_mut().pipe_head(now, port);
+                    self.schedule_atm();
+                }
+                Event::AtmDeliver(vc) => {
+                    let pkt = self.atm_mut().take_delivery(vc);
+                    self.arrive(now, pkt.dst, pkt);
+                }
                 Event::LinkWake(link) => {
                     if let Some(t) = self.links[link.index()].wake(now) {
                         self.queue.schedule(t, Event::TxDone(link));
@@ -915,7 +978,51 @@ impl<'a> Simulation<'a> {
     /// Puts `pkt` on the link towards its destination.
     fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         let link = self.route(node, pkt.dst);
+        if self.atm.as_ref().is_some_and(|a| a.is_atm(link.index())) {
+            self.send_atm(now, node, pkt);
+            return;
+        }
         self.offer(now, now, link, pkt);
+    }
+
+    fn atm_mut(&mut self) -> &mut AtmNetwork {
+        self.atm.as_mut().expect("the scenario has ATM links")
+    }
+
+    /// Hands `pkt` from host `node` to its VC: one per flow and direction (data and CBR
+    /// datagrams `2·flow`, ACKs `2·flow + 1`), set up along the route on first use.
+    fn send_atm(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        let is_ack = pkt.tcp().is_some_and(|h| !h.is_data);
+        let vc = VcId(2 * pkt.flow.0 + u32::from(is_ack));
+        if !self.atm_mut().has_vc(vc) {
+            let mut path = Vec::new();
+            let mut at = node;
+            while at != pkt.dst {
+                let link = self.route(at, pkt.dst);
+                path.push(link.0);
+                at = self.link_to[link.index()];
+            }
+            self.atm_mut().open_vc(vc, path);
+        }
+        self.atm_mut().send(now, vc, pkt);
+        self.schedule_atm();
+    }
+
+    /// Schedules the wake-ups the ATM network asked for.
+    fn schedule_atm(&mut self) {
+        let Some(atm) = &mut self.atm else {
+            return;
+        };
+        atm.drain_scheduled(&mut self.atm_due);
+        for (t, e) in self.atm_due.drain(..) {
+            self.queue.schedule(
+                t,
+                match e {
+                    AtmEvent::PipeHead(port) => Event::AtmPipe(port),
+                    AtmEvent::Deliver(vc) => Event::AtmDeliver(vc),
+                },
+            );
+        }
     }
 
     /// Offers `pkt` to `link` at `at` and, while the next hop is fed by this link alone, offers
@@ -1083,7 +1190,9 @@ impl<'a> Simulation<'a> {
                 bytes as f64 * 8.0 / interval
             });
         }
-        for (link, spec) in self.links.iter_mut().zip(&self.scenario.links) {
+        // ATM links queue cells, reported in the atm_ports table instead.
+        let ip_links = self.links.iter_mut().zip(&self.scenario.links);
+        for (link, spec) in ip_links.filter(|(_, spec)| spec.atm.is_none()) {
             series.link_time_s.push(t);
             series.link.push(spec.name.clone());
             series.queue_packets.push(link.queue_len_packets(now));
@@ -1317,21 +1426,33 @@ impl<'a> Simulation<'a> {
             ),
         );
 
-        let link_stats: Vec<LinkStats> = self.links.iter().map(|l| l.stats_at(end)).collect();
+        // ATM links report in cells, in the `atm_ports` table.
+        let ip_links: Vec<(&ResolvedLink, &Link)> = s
+            .links
+            .iter()
+            .zip(&self.links)
+            .filter(|(spec, _)| spec.atm.is_none())
+            .collect();
+        let link_stats: Vec<LinkStats> = ip_links.iter().map(|(_, l)| l.stats_at(end)).collect();
         let link_col =
             |get: &dyn Fn(&LinkStats) -> u64| Column::U64(link_stats.iter().map(get).collect());
         let mut links = Table::default();
         links.push(
             "link",
-            names(s.links.iter().map(|l| l.name.clone()).collect()),
+            names(ip_links.iter().map(|(l, _)| l.name.clone()).collect()),
         );
         links.push(
             "rate_bps",
-            Column::U64(s.links.iter().map(|l| l.rate.bps()).collect()),
+            Column::U64(ip_links.iter().map(|(l, _)| l.rate.bps()).collect()),
         );
         links.push(
             "delay_s",
-            Column::F64(s.links.iter().map(|l| l.delay.as_secs_f64()).collect()),
+            Column::F64(
+                ip_links
+                    .iter()
+                    .map(|(l, _)| l.delay.as_secs_f64())
+                    .collect(),
+            ),
         );
         links.push("arrivals", link_col(&|l| l.arrivals));
         links.push("departures", link_col(&|l| l.departures));
@@ -1347,9 +1468,9 @@ impl<'a> Simulation<'a> {
         links.push(
             "mean_queue_packets",
             Column::F64(
-                self.links
+                ip_links
                     .iter()
-                    .map(|l| l.mean_queue_packets(end))
+                    .map(|(_, l)| l.mean_queue_packets(end))
                     .collect(),
             ),
         );
@@ -1363,6 +1484,13 @@ impl<'a> Simulation<'a> {
                     .collect(),
             ),
         );
+        let (atm_ports, atm_vcs) = match &self.atm {
+            Some(atm) => (
+                Some(atm_ports_table(atm, s, end)),
+                Some(atm_vcs_table(atm, &flow_names)),
+            ),
+            None => (None, None),
+        };
 
         let total: f64 = goodput.iter().sum();
         let sum_sender = |get: &dyn Fn(&TcpSender) -> u64| {
@@ -1514,6 +1642,8 @@ impl<'a> Simulation<'a> {
             cbr,
             classes,
             transfers,
+            atm_ports,
+            atm_vcs,
             captures,
             links,
             summary,
@@ -1522,4 +1652,92 @@ impl<'a> Simulation<'a> {
             events: self.queue.events_processed(),
         }
     }
+}
+
+/// The `atm_ports` table: each ATM link's port, in cells.
+fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
+    let ports: Vec<(&ResolvedLink, PortStats)> = s
+        .links
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| atm.port_stats(i, end).map(|st| (l, st)))
+        .collect();
+    let col =
+        |get: &dyn Fn(&PortStats) -> u64| Column::U64(ports.iter().map(|(_, p)| get(p)).collect());
+    let mut t = Table::default();
+    t.push(
+        "link",
+        Column::Str(ports.iter().map(|(l, _)| l.name.clone()).collect()),
+    );
+    t.push(
+        "buffer_cells",
+        Column::F64(
+            ports
+                .iter()
+                .map(|(l, _)| {
+                    l.atm
+                        .as_ref()
+                        .and_then(|p| p.capacity_cells)
+                        .map_or(f64::INFINITY, |k| k as f64)
+                })
+                .collect(),
+        ),
+    );
+    t.push("cells_in", col(&|p| p.cells_in));
+    t.push("cells_sent", col(&|p| p.cells_sent));
+    t.push("cells_queued", col(&|p| p.cells_queued));
+    t.push("cells_dropped", col(&|p| p.cells_dropped()));
+    t.push("cells_dropped_overflow", col(&|p| p.cells_dropped_overflow));
+    t.push("cells_dropped_policy", col(&|p| p.cells_dropped_policy));
+    t.push("cells_dropped_ppd", col(&|p| p.cells_dropped_ppd));
+    t.push("frames_discarded", col(&|p| p.frames_discarded));
+    t.push("frames_damaged", col(&|p| p.frames_damaged));
+    t.push("eoms_dropped", col(&|p| p.eoms_dropped));
+    t.push(
+        "cell_loss_ratio",
+        Column::F64(
+            ports
+                .iter()
+                .map(|(_, p)| {
+                    if p.cells_in == 0 {
+                        0.0
+                    } else {
+                        p.cells_dropped() as f64 / p.cells_in as f64
+                    }
+                })
+                .collect(),
+        ),
+    );
+    t.push("max_queue_cells", col(&|p| p.max_queue_cells));
+    t
+}
+
+/// The `atm_vcs` table: each VC's frames and cells.
+fn atm_vcs_table(atm: &AtmNetwork, flow_names: &[String]) -> Table {
+    let vcs: Vec<(VcId, &VcStats)> = atm.vc_stats().collect();
+    let col =
+        |get: &dyn Fn(&VcStats) -> u64| Column::U64(vcs.iter().map(|(_, v)| get(v)).collect());
+    let mut t = Table::default();
+    t.push(
+        "flow",
+        Column::Str(
+            vcs.iter()
+                .map(|(vc, _)| flow_names[(vc.0 / 2) as usize].clone())
+                .collect(),
+        ),
+    );
+    t.push(
+        "direction",
+        Column::Str(
+            vcs.iter()
+                .map(|(vc, _)| if vc.0 % 2 == 0 { "data" } else { "ack" }.to_string())
+                .collect(),
+        ),
+    );
+    t.push("frames_sent", col(&|v| v.frames_sent));
+    t.push("frames_delivered", col(&|v| v.frames_delivered));
+    t.push("frames_corrupted", col(&|v| v.frames_corrupted));
+    t.push("cells_sent", col(&|v| v.cells_sent));
+    t.push("cells_delivered", col(&|v| v.cells_delivered));
+    t
 }

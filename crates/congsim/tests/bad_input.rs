@@ -378,6 +378,58 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: links[0].queue.link_sharing: applies to kind = \"cbq\" only",
         ),
         (
+            "every flow switched off",
+            Box::new(|b| format!("{b}count = 0\n")),
+            "bad.toml: flows: every flow has count = 0: at least one flow, CBR source or transfer group must run",
+        ),
+        (
+            "a queue on an ATM link",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\natm = true\nqueue = { limit_packets = 10 }",
+                )
+            }),
+            "bad.toml: links[0].queue: an ATM link's buffer is set for every switch in [atm] (buffer_cells, policy)",
+        ),
+        (
+            "[atm] without ATM links",
+            Box::new(|b| format!("{b}[atm]\nbuffer_cells = 1000\n")),
+            "bad.toml: atm: no link is an ATM link (atm = true)",
+        ),
+        (
+            "ATM threshold above one",
+            Box::new(|b| {
+                format!(
+                    "{}[atm]\npolicy = \"epd\"\nthreshold = 1.5\n",
+                    b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
+                )
+            }),
+            "bad.toml: atm.threshold: must be in (0, 1]",
+        ),
+        (
+            "ATM policy unknown",
+            Box::new(|b| {
+                format!(
+                    "{}[atm]\npolicy = \"red\"\n",
+                    b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
+                )
+            }),
+            "bad.toml: atm.policy: unknown variant `red`, expected one of `tail_drop`, `epd`, `selective_drop`, `fba` (line 14, column 10)",
+        ),
+        (
+            "a path mixing ATM and IP links",
+            Box::new(|b| {
+                b.replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]")
+                    .replace("to = \"b\"\nrate", "to = \"c\"\nrate")
+                    .replace(
+                        "[[flows]]",
+                        "atm = true\n[[links]]\nfrom = \"c\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[flows]]",
+                    )
+            }),
+            "bad.toml: flows: flow \"flow0\": the path from \"a\" to \"b\" mixes ATM and IP links; an ATM path runs from host to host",
+        ),
+        (
             "transfers without an arrival rate",
             Box::new(|b| {
                 format!("{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nload = 0.5\n")

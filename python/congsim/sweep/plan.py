@@ -13,7 +13,7 @@ replications = 5                             # default: the scenario's simulatio
 "links[0].queue.limit_packets" = [25, 50, 100, 200, 400]
 ```
 
-Instead of `[axes]`, a plan may list its configurations one by one:
+Instead of (or besides) `[axes]`, a plan may list its configurations one by one:
 
 ```toml
 points = [
@@ -21,6 +21,10 @@ points = [
     { "tcp.variant" = "newreno", "links[0].queue.limit_packets" = 100 },
 ]
 ```
+
+With both, every listed point is crossed with every combination of the axes (an axis may not
+repeat a field a point sets). A path may address every entry of a list at once:
+`"links[*].delay" = "5ms"`.
 
 A point may leave out fields others set (a DropTail point has no RED thresholds): the field then
 keeps the scenario's value and is empty (null) in that point's rows of the result tables. A point
@@ -77,23 +81,20 @@ class Plan:
     replications: int
     fixed: dict[str, Value] = field(default_factory=dict)
     axes: dict[str, list[Value]] = field(default_factory=dict)
-    #: Configurations listed one by one (used instead of `axes` when given).
+    #: Configurations listed one by one (crossed with `axes` when both are given).
     listed: list[dict[str, Value]] = field(default_factory=list)
 
     @property
     def parameters(self) -> list[str]:
         """The swept field paths, in order."""
-        if self.listed:
-            return list(dict.fromkeys(path for point in self.listed for path in point))
-        return list(self.axes)
+        return list(dict.fromkeys([*(path for point in self.listed for path in point), *self.axes]))
 
     def points(self) -> list[dict[str, Value]]:
-        """The listed configurations, or every combination of axis values in axis order (the
-        last axis varies fastest)."""
-        if self.listed:
-            return [dict(point) for point in self.listed]
+        """Every listed configuration (or one empty one) crossed with every combination of axis
+        values in axis order (the last axis varies fastest)."""
         names = list(self.axes)
-        return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*self.axes.values())]
+        combos = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*self.axes.values())]
+        return [dict(point) | combo for point in (self.listed or [{}]) for combo in combos]
 
     def runs(self) -> list[RunSpec]:
         """Every run, with a key that changes whenever anything that shapes the run changes."""
@@ -155,10 +156,11 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
         if not isinstance(values, list) or not values:
             raise _fail(source, f"axes.{path}", "must be a non-empty list of values")
     listed = doc.get("points", [])
-    if listed and axes:
-        raise _fail(source, "points", "give [axes] or points, not both")
     if not isinstance(listed, list) or not all(isinstance(p, dict) and p for p in listed):
         raise _fail(source, "points", "must be a list of tables of field path = value")
+    crossed = sorted(set(axes) & {k for p in listed for k in p})
+    if crossed:
+        raise _fail(source, f"axes.{crossed[0]}", "is also set by a listed point")
     both = sorted(set(fixed) & (set(axes) | {k for p in listed for k in p}))
     if both:
         raise _fail(source, both[0], "is both fixed in [set] and varied in [axes]")

@@ -10,6 +10,8 @@ use toml::{Table, Value};
 enum Step<'a> {
     Key(&'a str),
     Index(usize),
+    /// `[*]`: every entry of the list.
+    Every,
 }
 
 /// Splits `links[0].queue.limit_packets` into steps.
@@ -26,7 +28,10 @@ fn parse_path(path: &str) -> Option<Vec<Step<'_>>> {
         steps.push(Step::Key(name));
         while let Some(stripped) = rest.strip_prefix('[') {
             let close = stripped.find(']')?;
-            steps.push(Step::Index(stripped[..close].parse().ok()?));
+            steps.push(match &stripped[..close] {
+                "*" => Step::Every,
+                index => Step::Index(index.parse().ok()?),
+            });
             rest = &stripped[close + 1..];
         }
         if !rest.is_empty() {
@@ -75,37 +80,42 @@ pub(super) fn apply(
     let value = to_toml(value).ok_or_else(|| {
         err("override values must be strings, numbers, booleans, lists or tables".to_string())
     })?;
-    let mut slot: &mut Value = document
-        .entry(match steps[0] {
-            Step::Key(k) => k.to_string(),
-            Step::Index(_) => unreachable!("paths start with a name"),
-        })
+    let Step::Key(first) = steps[0] else {
+        unreachable!("paths start with a name")
+    };
+    let slot = document
+        .entry(first.to_string())
         .or_insert_with(|| Value::Table(Table::new()));
-    for step in &steps[1..] {
-        slot = match step {
-            Step::Key(k) => match slot {
-                Value::Table(t) => t
-                    .entry(k.to_string())
-                    .or_insert_with(|| Value::Table(Table::new())),
-                _ => {
-                    return Err(err(format!(
-                        "cannot set \"{k}\": its parent is not a table"
-                    )));
-                }
-            },
-            Step::Index(i) => match slot {
-                Value::Array(items) => {
-                    let n = items.len();
-                    items
-                        .get_mut(*i)
-                        .ok_or_else(|| err(format!("index {i} is out of range: there are {n}")))?
-                }
-                _ => return Err(err(format!("cannot index [{i}]: the field is not a list"))),
-            },
-        };
+    set(slot, &steps[1..], &value).map_err(err)
+}
+
+/// Sets the field `steps` lead to from `slot` (every one, through `[*]`) to `value`.
+fn set(slot: &mut Value, steps: &[Step<'_>], value: &Value) -> Result<(), String> {
+    let Some((step, rest)) = steps.split_first() else {
+        *slot = value.clone();
+        return Ok(());
+    };
+    match (step, slot) {
+        (Step::Key(k), Value::Table(t)) => set(
+            t.entry(k.to_string())
+                .or_insert_with(|| Value::Table(Table::new())),
+            rest,
+            value,
+        ),
+        (Step::Key(k), _) => Err(format!("cannot set \"{k}\": its parent is not a table")),
+        (Step::Index(i), Value::Array(items)) => {
+            let n = items.len();
+            let item = items
+                .get_mut(*i)
+                .ok_or_else(|| format!("index {i} is out of range: there are {n}"))?;
+            set(item, rest, value)
+        }
+        (Step::Every, Value::Array(items)) => {
+            items.iter_mut().try_for_each(|item| set(item, rest, value))
+        }
+        (Step::Index(i), _) => Err(format!("cannot index [{i}]: the field is not a list")),
+        (Step::Every, _) => Err("cannot index [*]: the field is not a list".to_string()),
     }
-    *slot = value;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -153,6 +163,26 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "f: links[3].rate: index 3 is out of range: there are 1"
+        );
+    }
+
+    #[test]
+    fn a_star_sets_every_entry_of_a_list() {
+        let mut doc: Table =
+            toml::from_str("links = [{ delay = \"1ms\" }, { delay = \"2ms\" }]\n").unwrap();
+        apply(&mut doc, "links[*].delay", &serde_json::json!("5ms"), "f").unwrap();
+        let delays: Vec<&str> = doc["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["delay"].as_str().unwrap())
+            .collect();
+        assert_eq!(delays, ["5ms", "5ms"]);
+        assert_eq!(parse_path("links[*].delay").unwrap()[1], Step::Every);
+        let e = apply(&mut doc, "tcp[*].window", &serde_json::json!(1), "f").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f: tcp[*].window: cannot index [*]: the field is not a list"
         );
     }
 }

@@ -4,6 +4,7 @@
 use super::ScenarioError;
 use super::schema::*;
 use crate::transfers::SizeLaw;
+use congsim_atm::UbrPolicy;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
 use congsim_core::wire::SackBlocks;
@@ -14,7 +15,7 @@ use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::config::{CongestionEcho, MarkResponse, SackSender};
 use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
 use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// ns-2 `Queue/CBQ set maxpkt_ 1024`.
 const NS2_CBQ_MAX_PACKET_BYTES: u32 = 1024;
@@ -68,6 +69,17 @@ pub struct ResolvedLink {
     /// (no path starts here and no other link feeds it). Offers to such a link arrive in the
     /// feeder's order, which is what hop fusion needs.
     pub single_feeder: Option<LinkId>,
+    /// The cell port of an ATM link; `None` for an IP link.
+    pub atm: Option<AtmPort>,
+}
+
+/// An ATM link's output port, resolved (spec `atm.md` §3–4).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AtmPort {
+    /// `K` in cells; `None` for a host adapter's unbounded FIFO.
+    pub capacity_cells: Option<u64>,
+    pub policy: UbrPolicy,
+    pub ppd_after_overflow: bool,
 }
 
 /// A packet capture, resolved.
@@ -258,6 +270,21 @@ impl Scenario {
                 ));
             }
             let queue = resolve_queue(&ctx, &p, spec)?;
+            if spec.atm {
+                let q = &spec.queue;
+                if q.kind != QueueKind::Droptail
+                    || q.limit_packets.is_some()
+                    || q.limit_bytes.is_some()
+                {
+                    return Err(ctx.err(
+                        format!("{p}.queue"),
+                        "an ATM link's buffer is set for every switch in [atm] (buffer_cells, policy)",
+                    ));
+                }
+                if spec.random_loss > 0.0 {
+                    return Err(ctx.err(format!("{p}.random_loss"), "applies to IP links only"));
+                }
+            }
             let mut add = |from: NodeId, to: NodeId| -> Result<(), ScenarioError> {
                 let id = LinkId(links.len() as u32);
                 if link_by_ends.insert((from, to), id).is_some() {
@@ -282,6 +309,12 @@ impl Scenario {
                     fifo_fast_path: true,
                     capture: false,
                     single_feeder: None,
+                    // The port's policy depends on whether `from` is a host (resolve_atm).
+                    atm: spec.atm.then_some(AtmPort {
+                        capacity_cells: None,
+                        policy: UbrPolicy::TailDrop,
+                        ppd_after_overflow: false,
+                    }),
                 });
                 Ok(())
             };
@@ -320,9 +353,6 @@ impl Scenario {
                         ),
                     ));
                 }
-            }
-            if spec.count == 0 {
-                return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
             }
             let start = spec.start.as_ref().map_or(SimDuration::ZERO, |d| d.value);
             if start >= duration {
@@ -403,6 +433,12 @@ impl Scenario {
             flows.len(),
             &mut flow_ids,
         )?;
+        if flows.is_empty() && cbr.is_empty() && file.transfers.is_empty() {
+            return Err(ctx.err(
+                "flows",
+                "every flow has count = 0: at least one flow, CBR source or transfer group must run",
+            ));
+        }
         assign_classes(&ctx, &file, &mut links, &flow_ids, flows.len() + cbr.len())?;
         let mut transfers = Vec::new();
         for (i, spec) in file.transfers.iter().enumerate() {
@@ -420,6 +456,7 @@ impl Scenario {
             )
             .collect();
         find_single_feeders(&mut links, &routes, &flows, &one_way);
+        resolve_atm(&ctx, &file, &mut links, &routes, &flows, &cbr, &transfers)?;
 
         // Scripted drops and marks.
         let scripted = file
@@ -885,6 +922,96 @@ enum Feeder {
     /// An agent at the link's tail node (the path starts there).
     Host,
     Link(LinkId),
+}
+
+/// Configures the ATM links' ports from `[atm]` (switches) or as host adapters, and checks that
+/// every path is all ATM or all IP: an IP router between ATM switches is not modelled.
+fn resolve_atm(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    links: &mut [ResolvedLink],
+    routes: &[Vec<Option<LinkId>>],
+    flows: &[ResolvedFlow],
+    cbr: &[ResolvedCbr],
+    transfers: &[ResolvedTransfers],
+) -> Result<(), ScenarioError> {
+    let any_atm = links.iter().any(|l| l.atm.is_some());
+    let spec = match (&file.atm, any_atm) {
+        (Some(_), false) => {
+            return Err(ctx.err("atm", "no link is an ATM link (atm = true)"));
+        }
+        (_, false) => return Ok(()),
+        (spec, true) => spec.clone().unwrap_or_default(),
+    };
+    let fraction = |name: &str, value: Option<f64>, default: f64| match value {
+        None => Ok(default),
+        Some(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        Some(_) => Err(ctx.err(format!("atm.{name}"), "must be in (0, 1]")),
+    };
+    let threshold = fraction("threshold", spec.threshold, 0.9)?;
+    let z = match spec.z {
+        None => 0.8,
+        Some(z) if z > 0.0 && z.is_finite() => z,
+        Some(_) => return Err(ctx.err("atm.z", "must be a positive number")),
+    };
+    let policy = match spec.policy.unwrap_or(UbrPolicyName::TailDrop) {
+        UbrPolicyName::TailDrop => UbrPolicy::TailDrop,
+        UbrPolicyName::Epd => UbrPolicy::Epd { threshold },
+        UbrPolicyName::SelectiveDrop => UbrPolicy::SelectiveDrop { threshold, z },
+        UbrPolicyName::Fba => UbrPolicy::Fba { threshold, z },
+    };
+    if spec.buffer_cells == Some(0) {
+        return Err(ctx.err("atm.buffer_cells", "must be at least 1"));
+    }
+    let switch = AtmPort {
+        capacity_cells: spec.buffer_cells,
+        policy,
+        ppd_after_overflow: spec
+            .ppd_after_overflow
+            .unwrap_or(policy.default_ppd_after_overflow()),
+    };
+    // (field path, what to call the traffic, from, to) of every path traffic takes.
+    let mut paths: Vec<(String, String, NodeId, NodeId)> = Vec::new();
+    for f in flows {
+        let label = format!("flow \"{}\"", f.name);
+        paths.push(("flows".into(), label.clone(), f.src, f.dst));
+        paths.push(("flows".into(), label, f.dst, f.src));
+    }
+    for (i, c) in cbr.iter().enumerate() {
+        paths.push((format!("cbr[{i}]"), "CBR source".into(), c.src, c.dst));
+    }
+    for (i, t) in transfers.iter().enumerate() {
+        let field = format!("transfers[{i}]");
+        paths.push((field.clone(), "transfers".into(), t.src, t.dst));
+        paths.push((field, "transfers".into(), t.dst, t.src));
+    }
+    let hosts: BTreeSet<NodeId> = paths.iter().map(|p| p.2).collect();
+    for (field, label, from, to) in &paths {
+        let (mut node, mut kinds) = (*from, BTreeSet::new());
+        while node != *to {
+            let link = routes[node.index()][to.index()].expect("routes were validated");
+            kinds.insert(links[link.index()].atm.is_some());
+            node = links[link.index()].to;
+        }
+        if kinds.len() > 1 {
+            return Err(ctx.err(
+                field.clone(),
+                format!(
+                    "{label}: the path from \"{}\" to \"{}\" mixes ATM and IP links; an ATM path runs from host to host",
+                    file.nodes[from.index()],
+                    file.nodes[to.index()]
+                ),
+            ));
+        }
+    }
+    for link in links.iter_mut() {
+        if let Some(port) = &mut link.atm
+            && !hosts.contains(&link.from)
+        {
+            *port = switch.clone();
+        }
+    }
+    Ok(())
 }
 
 /// Marks each link whose every path (TCP data and ACKs, and the one-way paths of UDP sources)

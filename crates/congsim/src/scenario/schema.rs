@@ -65,6 +65,42 @@ pub struct ScenarioFile {
     /// Packet captures written as pcap files beside the result tables.
     #[serde(default)]
     pub captures: Vec<CaptureSpec>,
+    /// The switch ports of the ATM links (`atm = true`), spec `atm.md` §3–4.
+    #[serde(default)]
+    pub atm: Option<AtmSpec>,
+}
+
+/// Every ATM switch output port: a shared cell buffer under a UBR drop policy. Hosts' adapters
+/// (ports of nodes where a flow starts or ends) have unbounded FIFOs and no policy.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AtmSpec {
+    /// Buffer `K` per switch output port, in cells (the one in transmission included); default
+    /// unbounded.
+    pub buffer_cells: Option<u64>,
+    /// Drop policy; default `tail_drop` (vanilla UBR).
+    pub policy: Option<UbrPolicyName>,
+    /// `R` as a fraction of `K` (EPD, Selective Drop, FBA); default 0.9.
+    pub threshold: Option<f64>,
+    /// `Z`, the load-ratio cut-off of Selective Drop and FBA; default 0.8.
+    pub z: Option<f64>,
+    /// After a cell of an accepted frame overflows, drop the rest of the frame but its EOM;
+    /// default off for `tail_drop`, on for the others.
+    pub ppd_after_overflow: Option<bool>,
+}
+
+/// A UBR switch's drop policy (spec `atm.md` §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UbrPolicyName {
+    /// Plain cell tail drop.
+    TailDrop,
+    /// Early Packet Discard.
+    Epd,
+    /// Selective Drop (per-VC accounting).
+    SelectiveDrop,
+    /// Fair Buffer Allocation.
+    Fba,
 }
 
 /// A pcap file of the packets transmitted on some links, merged in time order.
@@ -125,6 +161,10 @@ pub struct LinkSpec {
     /// Probability of losing each packet entering the link, in [0, 1).
     #[serde(default)]
     pub random_loss: f64,
+    /// An ATM link: it carries 53-byte cells, and its sending node's port is an ATM switch port
+    /// (set in `[atm]`) or a host adapter.
+    #[serde(default)]
+    pub atm: bool,
 }
 
 fn default_true() -> bool {
@@ -433,7 +473,8 @@ pub struct FlowSpec {
     /// Bytes to transfer; absent means a persistent ("infinite") FTP source.
     #[serde(default)]
     pub size: Option<SizeText>,
-    /// Number of identical flows this entry stands for.
+    /// Number of identical flows this entry stands for; 0 switches the entry off (a sweep may
+    /// leave flows out).
     #[serde(default = "default_count")]
     pub count: u32,
     /// Overrides of the file-wide `[tcp]` settings.
