@@ -230,7 +230,7 @@ def test_listed_points_instead_of_a_full_factorial(tmp_path, root):
     assert [p["links[*].delay"] for p in crossed.points()] == ["1ms", "2ms", "1ms", "2ms"]
     assert [p["tcp.variant"] for p in crossed.points()] == ["reno", "reno", "newreno", "newreno"]
     path.write_text(text + '[axes]\n"tcp.variant" = ["tahoe"]\n')
-    with pytest.raises(PlanError, match="axes.tcp.variant: is also set by a listed point"):
+    with pytest.raises(PlanError, match=r"axes\.tcp\.variant: is also set by a listed point"):
         load_plan(path)
 
 
