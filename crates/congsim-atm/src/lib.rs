@@ -11,6 +11,8 @@
 //! due wake-ups, and it answers with the wake-ups to schedule and the datagrams delivered.
 
 pub mod aal5;
+pub mod abr;
+pub mod erica;
 pub mod network;
 pub mod port;
 pub mod ubr;

@@ -257,6 +257,8 @@ mod tests {
             frame,
             index,
             eom: index + 1 == n,
+            efci: false,
+            rm: None,
         })
     }
 
