@@ -293,6 +293,10 @@ impl Erica {
         if self.config.bidirectional_counting {
             self.mark_active(owner);
         }
+        if self.intervals == 0 {
+            // Nothing measured yet: no feedback to give.
+            return;
+        }
         let config = self.config.clone();
         let (z, fs, cap, prev) = (
             self.z,

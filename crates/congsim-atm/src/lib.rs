@@ -16,6 +16,7 @@ pub mod erica;
 pub mod network;
 pub mod port;
 pub mod ubr;
+pub mod vbr;
 
 pub use aal5::{CELL_BYTES, cells_for};
 pub use network::{AtmEvent, AtmNetwork, VcId, VcStats};

@@ -1,16 +1,25 @@
 //! The ATM network: ports joined into virtual-circuit paths, AAL5 at both ends (spec `atm.md`
-//! §2–3).
+//! §2–5).
 //!
-//! A datagram handed to [`AtmNetwork::send`] becomes a frame of cells offered, at once and in
-//! order, to the first port of its VC (the host adapter). A cell that leaves a port either
-//! propagates in the link's pipe until an event brings it to the next port or, when the next
-//! port is fed by this link alone, is offered there at once, ahead of time (an exact shortcut:
-//! nothing else can reach that port in between). A cell admitted by the last port of its path is
-//! reassembled at once, since nothing can change its fate any more; a frame that completes is
-//! delivered by an event at its EOM's arrival time. So a cell costs one event at each port that
-//! merges traffic and none elsewhere.
+//! A datagram handed to [`AtmNetwork::send`] becomes a frame of cells. On a UBR network they are
+//! offered at once, in order, to the first port of the VC (the host adapter); on an ABR network
+//! they wait in the VC's ABR source, which paces them at its allowed cell rate with RM cells
+//! among them ([`crate::abr`]).
+//!
+//! A cell that leaves a port either propagates in the link's pipe until an event brings it to
+//! the next port or, when the next port is fed by this link alone, is offered there at once,
+//! ahead of time (an exact shortcut: nothing else can reach that port in between). On a UBR
+//! network a cell admitted by the last port of its path is reassembled at once, since nothing
+//! can change its fate any more, and a frame that completes is delivered by an event at its
+//! EOM's arrival time; so a cell costs one event at each port that merges traffic and none
+//! elsewhere. ABR feedback depends on when cells pass, so an ABR network takes every hop and
+//! every arrival as an event.
+//!
+//! Backward RM cells ride the reverse VC's path but speak for their owner: at each switch on
+//! the way, the port that carries the owner forward writes its feedback into them.
 
 use crate::aal5::{Cell, Reassembled, Reassembler, Segmenter};
+use crate::abr::{AbrDestination, AbrParams, AbrSource, AbrStats, Emitted};
 use crate::port::{Port, PortConfig, PortStats};
 use congsim_core::time::SimTime;
 use congsim_core::wire::Packet;
@@ -21,16 +30,18 @@ use std::collections::VecDeque;
 pub struct VcId(pub u32);
 
 /// What the caller must schedule for the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AtmEvent {
     /// The head of port `.0`'s pipe reaches the next port: call [`AtmNetwork::pipe_head`].
     PipeHead(u32),
     /// A frame of VC `.0` reaches its destination: call [`AtmNetwork::take_delivery`].
     Deliver(VcId),
+    /// VC `.0`'s ABR source may send: call [`AtmNetwork::source_wake`].
+    SourceWake(VcId),
 }
 
 /// Per-VC frame counters.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct VcStats {
     pub frames_sent: u64,
     pub cells_sent: u64,
@@ -39,17 +50,36 @@ pub struct VcStats {
     pub frames_delivered: u64,
     /// EOMs that closed an accumulation that was not one whole frame.
     pub frames_corrupted: u64,
+    /// The ABR source's counters, on an ABR network.
+    pub abr: Option<AbrStats>,
 }
+
+/// The hop index a cell in a pipe carries when its next stop is the destination host.
+const AT_DESTINATION: u16 = u16::MAX;
 
 #[derive(Debug)]
 struct Vc {
     /// Port indices from the source host's adapter to the last switch port.
     path: Vec<u32>,
+    /// `feedback[k]`: the port that carries the reverse VC forward out of the node hop `k`
+    /// leaves (it writes feedback into the reverse VC's backward RM cells riding this VC).
+    feedback: Vec<Option<u32>>,
+    reverse: Option<u32>,
     segmenter: Segmenter<Packet>,
     reassembler: Reassembler,
     /// Frames reassembled whose delivery event is pending, oldest first.
     deliveries: VecDeque<Packet>,
+    source: Option<AbrSource>,
+    destination: AbrDestination,
+    /// The source's pending wake-up.
+    wake: Option<SimTime>,
     stats: VcStats,
+}
+
+/// The ABR service of a network: every VC is an ABR connection with these source parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbrService {
+    pub params: AbrParams,
 }
 
 #[derive(Debug)]
@@ -64,23 +94,34 @@ pub struct AtmNetwork {
     /// The end of the run: cells that would reach a port after it stay in the pipe, so that
     /// offering ahead of time changes no counter.
     horizon: SimTime,
+    abr: Option<AbrService>,
 }
 
 impl AtmNetwork {
     /// `ports[i]` configures link `i` if it is an ATM link; `fed_by_one_link[i]` says whether
-    /// one upstream link feeds it (see the field); the run ends at `horizon`.
+    /// one upstream link feeds it (see the field); the run ends at `horizon`; with `abr` every
+    /// VC is an ABR connection.
     pub fn new(
         ports: Vec<Option<PortConfig>>,
         fed_by_one_link: Vec<bool>,
         horizon: SimTime,
+        abr: Option<AbrService>,
     ) -> Self {
         assert_eq!(ports.len(), fed_by_one_link.len(), "one entry per link");
+        let shortcuts = abr.is_none();
         Self {
-            ports: ports.into_iter().map(|c| c.map(Port::new)).collect(),
-            fed_by_one_link,
+            ports: ports
+                .into_iter()
+                .map(|c| c.map(|c| Port::new(c, horizon)))
+                .collect(),
+            fed_by_one_link: fed_by_one_link
+                .into_iter()
+                .map(|f| f && shortcuts)
+                .collect(),
             vcs: Vec::new(),
             scheduled: Vec::new(),
             horizon,
+            abr,
         }
     }
 
@@ -93,30 +134,84 @@ impl AtmNetwork {
         self.vcs.get(vc.0 as usize).is_some_and(Option::is_some)
     }
 
-    /// Sets up `vc` along `path`, the links from the source host to the destination host.
-    pub fn open_vc(&mut self, vc: VcId, path: Vec<u32>) {
-        assert!(
-            path.iter().all(|&p| self.is_atm(p as usize)),
-            "a VC runs over ATM links only"
-        );
-        let i = vc.0 as usize;
-        if i >= self.vcs.len() {
-            self.vcs.resize_with(i + 1, || None);
+    /// Sets up `vc` along `path` (the links from its source host to its destination host), and
+    /// `reverse` (the VC back, with its own path) when given. `nodes_left[k]` is the node the
+    /// `k`-th link of a path leaves, for each of the two paths. A `greedy` ABR source always has
+    /// data (for switch tests without TCP).
+    pub fn open_vc(
+        &mut self,
+        vc: VcId,
+        path: Vec<u32>,
+        reverse: Option<(VcId, Vec<u32>)>,
+        greedy: bool,
+    ) {
+        for (id, p) in std::iter::once((vc, &path)).chain(reverse.iter().map(|(r, p)| (*r, p))) {
+            assert!(
+                p.iter().all(|&l| self.is_atm(l as usize)),
+                "a VC runs over ATM links only"
+            );
+            let i = id.0 as usize;
+            if i >= self.vcs.len() {
+                self.vcs.resize_with(i + 1, || None);
+            }
+            let source = self
+                .abr
+                .as_ref()
+                .map(|a| AbrSource::new(id.0, a.params.clone(), greedy && id == vc));
+            self.vcs[i] = Some(Vc {
+                path: p.clone(),
+                feedback: vec![None; p.len()],
+                reverse: None,
+                segmenter: Segmenter::default(),
+                reassembler: Reassembler::default(),
+                deliveries: VecDeque::new(),
+                source,
+                destination: AbrDestination::default(),
+                wake: None,
+                stats: VcStats::default(),
+            });
         }
-        self.vcs[i] = Some(Vc {
-            path,
-            segmenter: Segmenter::default(),
-            reassembler: Reassembler::default(),
-            deliveries: VecDeque::new(),
-            stats: VcStats::default(),
-        });
+        if let Some((r, _)) = reverse {
+            self.vcs[vc.0 as usize].as_mut().expect("opened").reverse = Some(r.0);
+            self.vcs[r.0 as usize].as_mut().expect("opened").reverse = Some(vc.0);
+        }
+        if greedy {
+            self.wake_source(SimTime::ZERO, vc.0);
+        }
     }
 
-    /// The host hands `pkt` to VC `vc` at `now`: its cells enter the host adapter.
+    /// Tells VC `vc` which port writes feedback into the reverse VC's backward RM cells at each
+    /// of its hops (see [`Vc::feedback`]); ports without a switch algorithm are left out.
+    pub fn set_feedback_ports(&mut self, vc: VcId, ports: Vec<Option<u32>>) {
+        let ports = ports
+            .into_iter()
+            .map(|p| {
+                p.filter(|&p| {
+                    self.ports[p as usize]
+                        .as_ref()
+                        .is_some_and(Port::has_switch)
+                })
+            })
+            .collect();
+        self.vcs[vc.0 as usize]
+            .as_mut()
+            .expect("an open VC")
+            .feedback = ports;
+    }
+
+    /// The host hands `pkt` to VC `vc` at `now`: its cells enter the host adapter, or the ABR
+    /// source's queue.
     pub fn send(&mut self, now: SimTime, vc: VcId, pkt: Packet) {
         let v = self.vcs[vc.0 as usize].as_mut().expect("an open VC");
         v.stats.frames_sent += 1;
         let cells = v.segmenter.segment(vc.0, pkt.size_bytes, pkt);
+        if let Some(source) = &mut v.source {
+            let before = source.queued_cells();
+            source.push_data(cells);
+            v.stats.cells_sent += (source.queued_cells() - before) as u64;
+            self.wake_source(now, vc.0);
+            return;
+        }
         for cell in cells {
             self.vcs[vc.0 as usize]
                 .as_mut()
@@ -127,36 +222,76 @@ impl AtmNetwork {
         }
     }
 
+    /// Schedules VC `vc`'s source for its next opportunity, unless an earlier wake-up is
+    /// pending.
+    fn wake_source(&mut self, now: SimTime, vc: u32) {
+        let v = self.vcs[vc as usize].as_mut().expect("an open VC");
+        let Some(next) = v.source.as_ref().and_then(|s| s.next_opportunity(now)) else {
+            return;
+        };
+        if next < self.horizon && v.wake.is_none_or(|w| next < w) {
+            v.wake = Some(next);
+            self.scheduled.push((next, AtmEvent::SourceWake(VcId(vc))));
+        }
+    }
+
+    /// VC `vc`'s source wake-up falls due at `now`: it sends what is due.
+    pub fn source_wake(&mut self, now: SimTime, vc: VcId) {
+        let v = self.vcs[vc.0 as usize].as_mut().expect("an open VC");
+        if v.wake != Some(now) {
+            return;
+        }
+        v.wake = None;
+        let source = v.source.as_mut().expect("an ABR VC");
+        if let Some(emitted) = source.send(now) {
+            let cell = match emitted {
+                Emitted::Data(cell) => cell,
+                Emitted::Rm(rm) => Cell {
+                    vc: vc.0,
+                    frame: 0,
+                    index: 0,
+                    eom: false,
+                    efci: false,
+                    rm: Some(rm),
+                },
+            };
+            self.forward(now, cell, 0);
+        }
+        self.wake_source(now, vc.0);
+    }
+
     /// Offers `cell` to hop `hop` of its path at `at`, and on while the next port is fed by one
     /// link alone.
-    fn forward(&mut self, mut at: SimTime, cell: Cell, mut hop: usize) {
-        let v = self.vcs[cell.vc as usize].as_mut().expect("an open VC");
+    fn forward(&mut self, mut at: SimTime, mut cell: Cell, mut hop: usize) {
         loop {
+            let v = self.vcs[cell.vc as usize].as_ref().expect("an open VC");
             let p = v.path[hop] as usize;
+            let last = hop + 1 == v.path.len();
+            if let (Some(rm), Some(f)) = (&mut cell.rm, v.feedback[hop])
+                && rm.backward
+            {
+                self.ports[f as usize]
+                    .as_mut()
+                    .expect("an ATM port")
+                    .feedback(at, rm);
+            }
             let port = self.ports[p].as_mut().expect("an ATM port");
             let Some(arrive) = port.offer(at, &cell) else {
                 return;
             };
-            let Some(&next) = v.path.get(hop + 1) else {
-                v.stats.cells_delivered += 1;
-                match v.reassembler.push(&cell) {
-                    None => {}
-                    Some(Reassembled::Corrupted) => v.stats.frames_corrupted += 1,
-                    Some(Reassembled::Frame(frame)) => {
-                        let pkt = v
-                            .segmenter
-                            .take(frame)
-                            .expect("a reassembled frame was sent");
-                        v.stats.frames_delivered += 1;
-                        v.deliveries.push_back(pkt);
-                        self.scheduled
-                            .push((arrive, AtmEvent::Deliver(VcId(cell.vc))));
+            if last {
+                if self.abr.is_some() {
+                    if port.push_pipe(arrive, cell, AT_DESTINATION) {
+                        self.scheduled.push((arrive, AtmEvent::PipeHead(p as u32)));
                     }
+                } else {
+                    self.arrive(arrive, cell);
                 }
                 return;
-            };
+            }
             hop += 1;
-            if self.fed_by_one_link[next as usize] && arrive < self.horizon {
+            let next = v.path[hop] as usize;
+            if self.fed_by_one_link[next] && arrive < self.horizon {
                 at = arrive;
                 continue;
             }
@@ -167,14 +302,58 @@ impl AtmNetwork {
         }
     }
 
-    /// The head of port `port`'s pipe reaches the next port at `now`.
+    /// `cell` reaches the end of its VC's path at `at` (on a UBR network, as soon as the last
+    /// port admits it).
+    fn arrive(&mut self, at: SimTime, cell: Cell) {
+        let v = self.vcs[cell.vc as usize].as_mut().expect("an open VC");
+        if let Some(rm) = cell.rm {
+            if rm.backward {
+                // Home: the owner's source takes its feedback.
+                let owner = rm.owner;
+                let o = self.vcs[owner as usize].as_mut().expect("the owner VC");
+                if let Some(source) = &mut o.source {
+                    source.on_backward_rm(at, &rm);
+                }
+                self.wake_source(at, owner);
+            } else if let Some(reverse) = v.reverse {
+                let back = v.destination.turn_around(&rm);
+                let r = self.vcs[reverse as usize].as_mut().expect("the reverse VC");
+                if let Some(source) = &mut r.source {
+                    source.push_turnaround(back);
+                }
+                self.wake_source(at, reverse);
+            }
+            return;
+        }
+        v.destination.on_data(&cell);
+        v.stats.cells_delivered += 1;
+        match v.reassembler.push(&cell) {
+            None => {}
+            Some(Reassembled::Corrupted) => v.stats.frames_corrupted += 1,
+            Some(Reassembled::Frame(frame)) => {
+                let pkt = v
+                    .segmenter
+                    .take(frame)
+                    .expect("a reassembled frame was sent");
+                v.stats.frames_delivered += 1;
+                v.deliveries.push_back(pkt);
+                self.scheduled.push((at, AtmEvent::Deliver(VcId(cell.vc))));
+            }
+        }
+    }
+
+    /// The head of port `port`'s pipe reaches the next port (or the destination) at `now`.
     pub fn pipe_head(&mut self, now: SimTime, port: u32) {
         let p = self.ports[port as usize].as_mut().expect("an ATM port");
         let ((cell, hop), next_head) = p.pop_pipe(now);
         if let Some(t) = next_head {
             self.scheduled.push((t, AtmEvent::PipeHead(port)));
         }
-        self.forward(now, cell, usize::from(hop));
+        if hop == AT_DESTINATION {
+            self.arrive(now, cell);
+        } else {
+            self.forward(now, cell, usize::from(hop));
+        }
     }
 
     /// The datagram whose delivery event fell due for `vc`.
@@ -196,11 +375,26 @@ impl AtmNetwork {
     }
 
     /// The counters of every open VC.
-    pub fn vc_stats(&self) -> impl Iterator<Item = (VcId, &VcStats)> {
+    pub fn vc_stats(&self) -> impl Iterator<Item = (VcId, VcStats)> + '_ {
+        self.vcs.iter().enumerate().filter_map(|(i, v)| {
+            v.as_ref().map(|v| {
+                let stats = VcStats {
+                    abr: v.source.as_ref().map(|s| s.stats().clone()),
+                    ..v.stats.clone()
+                };
+                (VcId(i as u32), stats)
+            })
+        })
+    }
+
+    /// The ABR source's allowed cell rate of `vc` (cells/s), on an ABR network.
+    pub fn acr(&self, vc: VcId) -> Option<f64> {
         self.vcs
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| v.as_ref().map(|v| (VcId(i as u32), &v.stats)))
+            .get(vc.0 as usize)?
+            .as_ref()?
+            .source
+            .as_ref()
+            .map(AbrSource::acr)
     }
 }
 
@@ -229,6 +423,8 @@ mod tests {
                 capacity_cells,
                 policy,
                 ppd_after_overflow: policy.default_ppd_after_overflow(),
+                switch: None,
+                vbr: None,
             })
         };
         let mut ports: Vec<Option<PortConfig>> = (0..n).map(|_| port(None)).collect();
@@ -236,9 +432,14 @@ mod tests {
         ports.push(port(None));
         let mut fed_by_one = vec![false; n + 1];
         fed_by_one.push(true);
-        let mut net = AtmNetwork::new(ports, fed_by_one, SimTime::MAX);
+        let mut net = AtmNetwork::new(ports, fed_by_one, SimTime::MAX, None);
         for i in 0..n {
-            net.open_vc(VcId(i as u32), vec![i as u32, n as u32, n as u32 + 1]);
+            net.open_vc(
+                VcId(i as u32),
+                vec![i as u32, n as u32, n as u32 + 1],
+                None,
+                false,
+            );
         }
         net
     }
@@ -250,7 +451,7 @@ mod tests {
     /// A caller's event loop: the network's pending events in (time, order) order.
     #[derive(Default)]
     struct Events {
-        heap: BinaryHeap<Reverse<(SimTime, u64, bool, u32)>>,
+        heap: BinaryHeap<Reverse<(SimTime, u64, AtmEvent)>>,
         order: u64,
         due: Vec<(SimTime, AtmEvent)>,
     }
@@ -263,22 +464,20 @@ mod tests {
                 net.drain_scheduled(&mut self.due);
                 for (t, e) in self.due.drain(..) {
                     self.order += 1;
-                    let (is_delivery, id) = match e {
-                        AtmEvent::PipeHead(p) => (false, p),
-                        AtmEvent::Deliver(vc) => (true, vc.0),
-                    };
-                    self.heap.push(Reverse((t, self.order, is_delivery, id)));
+                    self.heap.push(Reverse((t, self.order, e)));
                 }
                 match self.heap.peek() {
                     Some(Reverse((t, ..))) if *t < until => {}
                     _ => return delivered,
                 }
-                let Reverse((t, _, is_delivery, id)) = self.heap.pop().expect("peeked");
-                if is_delivery {
-                    let pkt = net.take_delivery(VcId(id));
-                    delivered.push((t, id, pkt.tcp().unwrap().seq));
-                } else {
-                    net.pipe_head(t, id);
+                let Reverse((t, _, event)) = self.heap.pop().expect("peeked");
+                match event {
+                    AtmEvent::PipeHead(p) => net.pipe_head(t, p),
+                    AtmEvent::SourceWake(vc) => net.source_wake(t, vc),
+                    AtmEvent::Deliver(vc) => {
+                        let pkt = net.take_delivery(vc);
+                        delivered.push((t, vc.0, pkt.tcp().unwrap().seq));
+                    }
                 }
             }
         }
@@ -329,7 +528,7 @@ mod tests {
             }
             delivered.extend(events.run_until(&mut net, SimTime::MAX));
             let bottleneck = net.port_stats(5, SimTime::MAX).unwrap();
-            let vcs: Vec<VcStats> = net.vc_stats().map(|(_, s)| s.clone()).collect();
+            let vcs: Vec<VcStats> = net.vc_stats().map(|(_, s)| s).collect();
             let sum = |f: fn(&VcStats) -> u64| vcs.iter().map(f).sum::<u64>();
             assert_eq!(sum(|s| s.cells_sent), 5 * 20 * u64::from(cells_for(552)));
             assert_eq!(bottleneck.cells_in, sum(|s| s.cells_sent), "{policy:?}");

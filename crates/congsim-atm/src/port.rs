@@ -9,11 +9,26 @@
 //! has left, and a transmission that completes at the instant of an arrival frees its place
 //! first (spec §1.3's same-instant order).
 
-use crate::aal5::{CELL_BYTES, Cell};
+use crate::aal5::{CELL_BYTES, Cell, RmCell};
+use crate::erica::{Eprca, EprcaConfig, Erica, EricaConfig, PortView};
 use crate::ubr::{Occupancy, UbrPolicy};
+use crate::vbr::{VbrConfig, VbrSource};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::{Rate, SerializationClock};
 use std::collections::VecDeque;
+
+/// The ABR switch algorithm of a port.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SwitchConfig {
+    Erica(EricaConfig),
+    Eprca(EprcaConfig),
+}
+
+#[derive(Debug)]
+enum Switch {
+    Erica(Box<Erica>),
+    Eprca(Eprca),
+}
 
 /// Static configuration of a port.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,6 +42,11 @@ pub struct PortConfig {
     /// After a cell of an accepted frame overflows, drop the rest of the frame except its EOM
     /// (partial packet discard).
     pub ppd_after_overflow: bool,
+    /// The ABR switch algorithm that computes this port's feedback, if any.
+    pub switch: Option<SwitchConfig>,
+    /// A VBR source entering at this port, served before the buffer's cells (strict priority,
+    /// non-preemptive; spec `atm.md` §6).
+    pub vbr: Option<VbrConfig>,
 }
 
 /// Counters of one port.
@@ -51,6 +71,14 @@ pub struct PortStats {
     /// its frame with the next frame at reassembly, losing both.
     pub eoms_dropped: u64,
     pub max_queue_cells: u64,
+    /// The largest queue in the first half of the run (a queue still growing in the second
+    /// half diverges).
+    pub max_queue_cells_first_half: u64,
+    /// VBR cells that entered (served ahead of the buffer).
+    pub vbr_cells: u64,
+    /// Averaging intervals the switch algorithm closed, and congestion indications it set.
+    pub switch_intervals: u64,
+    pub switch_cis_set: u64,
 }
 
 impl PortStats {
@@ -104,12 +132,41 @@ pub struct Port {
     pipe: VecDeque<(SimTime, Cell, u16)>,
     stats: PortStats,
     admitted: u64,
+    switch: Option<Switch>,
+    vbr: Option<VbrSource>,
+    /// Half the run: where the first-half maximum queue stops.
+    half_time: SimTime,
+}
+
+/// What the switch algorithm sees of its port.
+struct View<'a> {
+    buffer: &'a VecDeque<(SimTime, u32)>,
+    vbr: Option<&'a VbrSource>,
+}
+
+impl PortView for View<'_> {
+    fn vbr_cells(&self, from: SimTime, to: SimTime) -> u64 {
+        self.vbr
+            .map_or(0, |v| v.arrivals_before(to) - v.arrivals_before(from))
+    }
+    fn abr_queue(&self, at: SimTime) -> u64 {
+        // Transmissions end in order, so the cells still queued at `at` are a suffix.
+        let left = self.buffer.partition_point(|&(done, _)| done <= at);
+        (self.buffer.len() - left) as u64
+    }
 }
 
 impl Port {
-    pub fn new(config: PortConfig) -> Self {
+    /// A port for a run that ends at `horizon`.
+    pub fn new(config: PortConfig, horizon: SimTime) -> Self {
         Self {
             clock: SerializationClock::new(config.rate),
+            switch: config.switch.clone().map(|s| match s {
+                SwitchConfig::Erica(c) => Switch::Erica(Box::new(Erica::new(c))),
+                SwitchConfig::Eprca(c) => Switch::Eprca(Eprca::new(c)),
+            }),
+            vbr: config.vbr.clone().map(VbrSource::new),
+            half_time: SimTime::from_ps(horizon.as_ps() / 2),
             config,
             busy_until: SimTime::ZERO,
             buffer: VecDeque::new(),
@@ -136,10 +193,50 @@ impl Port {
         }
     }
 
+    /// `true` if this port runs an ABR switch algorithm.
+    pub fn has_switch(&self) -> bool {
+        self.switch.is_some()
+    }
+
+    /// A backward RM cell of a connection this port carries forward passes the switch at
+    /// `now`: the algorithm writes its feedback into it.
+    pub fn feedback(&mut self, now: SimTime, rm: &mut RmCell) {
+        let view = View {
+            buffer: &self.buffer,
+            vbr: self.vbr.as_ref(),
+        };
+        match &mut self.switch {
+            Some(Switch::Erica(e)) => e.feedback(now, rm, &view),
+            Some(Switch::Eprca(e)) => e.feedback(rm, view.abr_queue(now)),
+            None => {}
+        }
+    }
+
+    /// The switch algorithm sees a cell entering the port.
+    fn observe(&mut self, at: SimTime, cell: &Cell) {
+        let view = View {
+            buffer: &self.buffer,
+            vbr: self.vbr.as_ref(),
+        };
+        let frm_ccr = cell.rm.filter(|rm| !rm.backward).map(|rm| rm.ccr);
+        match &mut self.switch {
+            Some(Switch::Erica(e)) => e.on_forward_cell(at, cell.vc, frm_ccr, &view),
+            Some(Switch::Eprca(e)) => {
+                if let Some(ccr) = frm_ccr {
+                    e.on_forward_rm(ccr);
+                }
+            }
+            None => {}
+        }
+    }
+
     /// A cell reaches the port at `at` (offers come in time order). Returns when it reaches the
     /// far end of the link, or `None` if it was dropped.
     pub fn offer(&mut self, at: SimTime, cell: &Cell) -> Option<SimTime> {
         self.stats.cells_in += 1;
+        if self.switch.is_some() {
+            self.observe(at, cell);
+        }
         self.release(at);
         let vc = cell.vc as usize;
         if vc >= self.vcs.len() {
@@ -147,6 +244,14 @@ impl Port {
         }
         let total = self.buffer.len() as u64;
         let full = self.config.capacity_cells.is_some_and(|k| total >= k);
+        if cell.rm.is_some() {
+            // RM cells belong to no frame: admitted if there is room.
+            if full {
+                self.stats.cells_dropped_overflow += 1;
+                return None;
+            }
+            return Some(self.admit(at, cell.vc));
+        }
         let state = &mut self.vcs[vc];
         if state.prev_eom {
             state.damaged = false;
@@ -193,16 +298,38 @@ impl Port {
             }
             return None;
         }
+        Some(self.admit(at, cell.vc))
+    }
+
+    /// Queues a cell of `vc` arriving at `at`; returns when it reaches the far end. VBR cells
+    /// that arrive before the transmitter would take it go first.
+    fn admit(&mut self, at: SimTime, vc: u32) -> SimTime {
+        let state = &mut self.vcs[vc as usize];
         state.queued += 1;
         if state.queued == 1 {
             self.active_vcs += 1;
         }
-        let start = self.busy_until.max(at);
+        let start = loop {
+            let start = self.busy_until.max(at);
+            match &mut self.vbr {
+                Some(vbr) if vbr.next_arrival() <= start => {
+                    let vbr_start = vbr.next_arrival().max(self.busy_until);
+                    vbr.take();
+                    self.busy_until = vbr_start + self.clock.next_tx_time(u64::from(CELL_BYTES));
+                }
+                _ => break start,
+            }
+        };
         self.busy_until = start + self.clock.next_tx_time(u64::from(CELL_BYTES));
-        self.buffer.push_back((self.busy_until, cell.vc));
+        self.buffer.push_back((self.busy_until, vc));
         self.admitted += 1;
-        self.stats.max_queue_cells = self.stats.max_queue_cells.max(self.buffer.len() as u64);
-        Some(self.busy_until + self.config.delay)
+        let queue = self.buffer.len() as u64;
+        self.stats.max_queue_cells = self.stats.max_queue_cells.max(queue);
+        if at < self.half_time {
+            self.stats.max_queue_cells_first_half =
+                self.stats.max_queue_cells_first_half.max(queue);
+        }
+        self.busy_until + self.config.delay
     }
 
     /// Puts a cell that will reach the far end at `arrive_at` into the pipe; returns `true` if
@@ -227,9 +354,17 @@ impl Port {
     /// The counters as they stand at `end`.
     pub fn stats_at(&self, end: SimTime) -> PortStats {
         let queued = self.buffer.iter().filter(|&&(done, _)| done > end).count() as u64;
+        let (switch_intervals, cis) = match &self.switch {
+            Some(Switch::Erica(e)) => (e.intervals, 0),
+            Some(Switch::Eprca(e)) => (0, e.cis_set),
+            None => (0, 0),
+        };
         PortStats {
             cells_sent: self.admitted - queued,
             cells_queued: queued,
+            vbr_cells: self.vbr.as_ref().map_or(0, |v| v.arrivals_before(end)),
+            switch_intervals,
+            switch_cis_set: cis,
             ..self.stats.clone()
         }
     }
@@ -242,13 +377,18 @@ mod tests {
     const OC3: Rate = Rate::from_bps(155_520_000).expect("a positive rate");
 
     fn port(capacity: u64, policy: UbrPolicy) -> Port {
-        Port::new(PortConfig {
-            rate: OC3,
-            delay: SimDuration::from_micros(5),
-            capacity_cells: Some(capacity),
-            ppd_after_overflow: policy.default_ppd_after_overflow(),
-            policy,
-        })
+        Port::new(
+            PortConfig {
+                rate: OC3,
+                delay: SimDuration::from_micros(5),
+                capacity_cells: Some(capacity),
+                ppd_after_overflow: policy.default_ppd_after_overflow(),
+                policy,
+                switch: None,
+                vbr: None,
+            },
+            SimTime::MAX,
+        )
     }
 
     fn frame(vc: u32, frame: u32, n: u16) -> impl Iterator<Item = Cell> {

@@ -14,6 +14,8 @@ use crate::scenario::Scenario;
 use crate::scenario::{QueueDiscipline, ResolvedCapture, ResolvedLink};
 use crate::table::{Column, Table};
 use crate::transfers::exponential_gap_s;
+use congsim_atm::abr::AbrStats;
+use congsim_atm::network::AbrService;
 use congsim_atm::{AtmEvent, AtmNetwork, PortConfig, PortStats, VcId, VcStats};
 use congsim_core::rng::{RngStream, StreamFactory};
 use congsim_core::time::{SimDuration, SimTime};
@@ -41,6 +43,8 @@ enum Event {
     AtmPipe(u32),
     /// A frame of an ATM VC reaches its destination host.
     AtmDeliver(VcId),
+    /// An ABR source may send its next cell.
+    AtmSource(VcId),
     SenderTimer(FlowId),
     ReceiverTimer(FlowId),
     /// A boundary of the global slow clock with period `slow_clocks[i]`.
@@ -473,6 +477,8 @@ impl<'a> Simulation<'a> {
                             capacity_cells: port.capacity_cells,
                             policy: port.policy,
                             ppd_after_overflow: port.ppd_after_overflow,
+                            switch: port.switch.clone(),
+                            vbr: port.vbr.clone(),
                         })
                     })
                     .collect();
@@ -481,7 +487,12 @@ impl<'a> Simulation<'a> {
                     .iter()
                     .map(|l| scenario.hop_fusion && l.single_feeder.is_some())
                     .collect();
-                AtmNetwork::new(ports, fed_by_one_link, SimTime::ZERO + scenario.duration)
+                AtmNetwork::new(
+                    ports,
+                    fed_by_one_link,
+                    SimTime::ZERO + scenario.duration,
+                    scenario.atm_abr.clone().map(|params| AbrService { params }),
+                )
             }),
             atm_due: Vec::new(),
         }
@@ -541,6 +552,10 @@ impl<'a> Simulation<'a> {
                 Event::TxDone(link) => self.tx_done(now, link),
                 Event::AtmPipe(port) => {
                     self.atm_mut().pipe_head(now, port);
+                    self.schedule_atm();
+                }
+                Event::AtmSource(vc) => {
+                    self.atm_mut().source_wake(now, vc);
                     self.schedule_atm();
                 }
                 Event::AtmDeliver(vc) => {
@@ -990,22 +1005,54 @@ impl<'a> Simulation<'a> {
     }
 
     /// Hands `pkt` from host `node` to its VC: one per flow and direction (data and CBR
-    /// datagrams `2·flow`, ACKs `2·flow + 1`), set up along the route on first use.
+    /// datagrams `2·flow`, ACKs `2·flow + 1`), set up with its reverse along the routes on
+    /// first use.
     fn send_atm(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
         let is_ack = pkt.tcp().is_some_and(|h| !h.is_data);
         let vc = VcId(2 * pkt.flow.0 + u32::from(is_ack));
         if !self.atm_mut().has_vc(vc) {
-            let mut path = Vec::new();
-            let mut at = node;
-            while at != pkt.dst {
-                let link = self.route(at, pkt.dst);
-                path.push(link.0);
-                at = self.link_to[link.index()];
+            let reverse = VcId(vc.0 ^ 1);
+            let path = self.path(node, pkt.dst).expect("routes were validated");
+            // One-way traffic (CBR) may have no way back.
+            let back = self.path(pkt.dst, node).unwrap_or_default();
+            // A backward RM cell riding one direction gets its feedback from the other
+            // direction's port out of the same switch.
+            let feedback = |carrier: &[u32], owner: &[u32]| -> Vec<Option<u32>> {
+                carrier
+                    .iter()
+                    .map(|&l| {
+                        let from = self.scenario.links[l as usize].from;
+                        owner
+                            .iter()
+                            .copied()
+                            .find(|&o| self.scenario.links[o as usize].from == from)
+                    })
+                    .collect()
+            };
+            let (fwd_feedback, back_feedback) = (feedback(&path, &back), feedback(&back, &path));
+            let atm = self.atm_mut();
+            let has_back = !back.is_empty();
+            atm.open_vc(vc, path, has_back.then_some((reverse, back)), false);
+            atm.set_feedback_ports(vc, fwd_feedback);
+            if has_back {
+                atm.set_feedback_ports(reverse, back_feedback);
             }
-            self.atm_mut().open_vc(vc, path);
         }
         self.atm_mut().send(now, vc, pkt);
         self.schedule_atm();
+    }
+
+    /// The links from `from` to `to`, if there is a route.
+    fn path(&self, from: NodeId, to: NodeId) -> Option<Vec<u32>> {
+        let nodes = self.scenario.nodes.len();
+        let mut path = Vec::new();
+        let mut at = from;
+        while at != to {
+            let link = self.routes[at.index() * nodes + to.index()]?;
+            path.push(link.0);
+            at = self.link_to[link.index()];
+        }
+        Some(path)
     }
 
     /// Schedules the wake-ups the ATM network asked for.
@@ -1020,6 +1067,7 @@ impl<'a> Simulation<'a> {
                 match e {
                     AtmEvent::PipeHead(port) => Event::AtmPipe(port),
                     AtmEvent::Deliver(vc) => Event::AtmDeliver(vc),
+                    AtmEvent::SourceWake(vc) => Event::AtmSource(vc),
                 },
             );
         }
@@ -1709,12 +1757,19 @@ fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
         ),
     );
     t.push("max_queue_cells", col(&|p| p.max_queue_cells));
+    t.push(
+        "max_queue_cells_first_half",
+        col(&|p| p.max_queue_cells_first_half),
+    );
+    t.push("vbr_cells", col(&|p| p.vbr_cells));
+    t.push("switch_intervals", col(&|p| p.switch_intervals));
+    t.push("switch_cis_set", col(&|p| p.switch_cis_set));
     t
 }
 
 /// The `atm_vcs` table: each VC's frames and cells.
 fn atm_vcs_table(atm: &AtmNetwork, flow_names: &[String]) -> Table {
-    let vcs: Vec<(VcId, &VcStats)> = atm.vc_stats().collect();
+    let vcs: Vec<(VcId, VcStats)> = atm.vc_stats().collect();
     let col =
         |get: &dyn Fn(&VcStats) -> u64| Column::U64(vcs.iter().map(|(_, v)| get(v)).collect());
     let mut t = Table::default();
@@ -1739,5 +1794,31 @@ fn atm_vcs_table(atm: &AtmNetwork, flow_names: &[String]) -> Table {
     t.push("frames_corrupted", col(&|v| v.frames_corrupted));
     t.push("cells_sent", col(&|v| v.cells_sent));
     t.push("cells_delivered", col(&|v| v.cells_delivered));
+    // ABR sources (NaN or 0 on a UBR network); rates in bits/s of cells.
+    let abr = |get: &dyn Fn(&AbrStats) -> f64| {
+        Column::F64(
+            vcs.iter()
+                .map(|(_, v)| v.abr.as_ref().map_or(f64::NAN, get))
+                .collect(),
+        )
+    };
+    let cell_bits = f64::from(congsim_atm::CELL_BYTES * 8);
+    t.push("acr_final_bps", abr(&|a| a.acr * cell_bits));
+    t.push("acr_min_bps", abr(&|a| a.acr_min * cell_bits));
+    t.push("acr_max_bps", abr(&|a| a.acr_max * cell_bits));
+    let abr_count = |get: &dyn Fn(&AbrStats) -> u64| {
+        Column::U64(
+            vcs.iter()
+                .map(|(_, v)| v.abr.as_ref().map_or(0, get))
+                .collect(),
+        )
+    };
+    t.push("frm_sent", abr_count(&|a| a.frm_sent));
+    t.push(
+        "out_of_rate_frm_sent",
+        abr_count(&|a| a.out_of_rate_frm_sent),
+    );
+    t.push("brm_turned_around", abr_count(&|a| a.brm_turned_around));
+    t.push("brm_received", abr_count(&|a| a.brm_received));
     t
 }

@@ -5,6 +5,10 @@ use super::ScenarioError;
 use super::schema::*;
 use crate::transfers::SizeLaw;
 use congsim_atm::UbrPolicy;
+use congsim_atm::abr::AbrParams;
+use congsim_atm::erica::{AbrCapacity, EprcaConfig, EricaConfig, QueueControl};
+use congsim_atm::port::SwitchConfig;
+use congsim_atm::vbr::VbrConfig;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
 use congsim_core::wire::SackBlocks;
@@ -73,13 +77,17 @@ pub struct ResolvedLink {
     pub atm: Option<AtmPort>,
 }
 
-/// An ATM link's output port, resolved (spec `atm.md` §3–4).
+/// An ATM link's output port, resolved (spec `atm.md` §3–6).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AtmPort {
     /// `K` in cells; `None` for a host adapter's unbounded FIFO.
     pub capacity_cells: Option<u64>,
     pub policy: UbrPolicy,
     pub ppd_after_overflow: bool,
+    /// The ABR switch algorithm of a switch port on an ABR network.
+    pub switch: Option<SwitchConfig>,
+    /// A VBR source entering here.
+    pub vbr: Option<VbrConfig>,
 }
 
 /// A packet capture, resolved.
@@ -161,6 +169,8 @@ pub struct Scenario {
     /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
     /// one event per fused hop). On from scenario files; tests turn it off to compare.
     pub hop_fusion: bool,
+    /// The ABR sources' parameters on an ABR network (every VC is then an ABR connection).
+    pub atm_abr: Option<AbrParams>,
     pub captures: Vec<ResolvedCapture>,
     pub tcp_events: bool,
     pub sequence_trace: bool,
@@ -314,6 +324,8 @@ impl Scenario {
                         capacity_cells: None,
                         policy: UbrPolicy::TailDrop,
                         ppd_after_overflow: false,
+                        switch: None,
+                        vbr: None,
                     }),
                 });
                 Ok(())
@@ -456,7 +468,7 @@ impl Scenario {
             )
             .collect();
         find_single_feeders(&mut links, &routes, &flows, &one_way);
-        resolve_atm(&ctx, &file, &mut links, &routes, &flows, &cbr, &transfers)?;
+        let atm_abr = resolve_atm(&ctx, &file, &mut links, &routes, &flows, &cbr, &transfers)?;
 
         // Scripted drops and marks.
         let scripted = file
@@ -560,6 +572,7 @@ impl Scenario {
             transfers,
             routes,
             hop_fusion: true,
+            atm_abr,
             captures,
             efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
             series_interval,
@@ -924,8 +937,9 @@ enum Feeder {
     Link(LinkId),
 }
 
-/// Configures the ATM links' ports from `[atm]` (switches) or as host adapters, and checks that
-/// every path is all ATM or all IP: an IP router between ATM switches is not modelled.
+/// Configures the ATM links' ports from `[atm]` (switches) or as host adapters, places the VBR
+/// sources, and checks that every path is all ATM or all IP: an IP router between ATM switches
+/// is not modelled. Returns the ABR sources' parameters on an ABR network.
 fn resolve_atm(
     ctx: &Ctx<'_>,
     file: &ScenarioFile,
@@ -934,15 +948,30 @@ fn resolve_atm(
     flows: &[ResolvedFlow],
     cbr: &[ResolvedCbr],
     transfers: &[ResolvedTransfers],
-) -> Result<(), ScenarioError> {
+) -> Result<Option<AbrParams>, ScenarioError> {
     let any_atm = links.iter().any(|l| l.atm.is_some());
     let spec = match (&file.atm, any_atm) {
         (Some(_), false) => {
             return Err(ctx.err("atm", "no link is an ATM link (atm = true)"));
         }
-        (_, false) => return Ok(()),
+        (_, false) if !file.vbr.is_empty() => {
+            return Err(ctx.err("vbr[0]", "VBR sources need ATM links (atm = true)"));
+        }
+        (_, false) => return Ok(None),
         (spec, true) => spec.clone().unwrap_or_default(),
     };
+    let abr = spec.service == Some(AtmServiceName::Abr);
+    if !abr {
+        let abr_only = [
+            ("switch", spec.switch.is_some()),
+            ("erica", spec.erica.is_some()),
+            ("eprca", spec.eprca.is_some()),
+            ("abr", spec.abr.is_some()),
+        ];
+        if let Some((name, _)) = abr_only.iter().find(|(_, given)| *given) {
+            return Err(ctx.err(format!("atm.{name}"), "applies to service = \"abr\" only"));
+        }
+    }
     let fraction = |name: &str, value: Option<f64>, default: f64| match value {
         None => Ok(default),
         Some(v) if v > 0.0 && v <= 1.0 => Ok(v),
@@ -964,6 +993,8 @@ fn resolve_atm(
         return Err(ctx.err("atm.buffer_cells", "must be at least 1"));
     }
     let switch = AtmPort {
+        switch: None,
+        vbr: None,
         capacity_cells: spec.buffer_cells,
         policy,
         ppd_after_overflow: spec
@@ -1004,14 +1035,225 @@ fn resolve_atm(
             ));
         }
     }
+    let switch_name = spec.switch.unwrap_or(SwitchName::ModifiedErica);
+    let erica = spec.erica.clone().unwrap_or_default();
+    let eprca = spec.eprca.clone().unwrap_or_default();
+    let algorithm_only: &[(&str, bool)] = match switch_name {
+        SwitchName::Eprca => &[("erica", spec.erica.is_some())],
+        _ => &[("eprca", spec.eprca.is_some())],
+    };
+    if let Some((name, _)) = algorithm_only.iter().find(|(_, given)| *given) {
+        return Err(ctx.err(
+            format!("atm.{name}"),
+            format!(
+                "does not apply to switch = \"{}\"",
+                switch_text(switch_name)
+            ),
+        ));
+    }
+    let queue_only = [
+        ("target_delay", erica.target_delay.is_some()),
+        ("k_under", erica.k_under.is_some()),
+        ("k_over", erica.k_over.is_some()),
+        ("qdlf", erica.qdlf.is_some()),
+    ];
+    if switch_name != SwitchName::EricaPlus
+        && let Some((name, _)) = queue_only.iter().find(|(_, given)| *given)
+    {
+        return Err(ctx.err(
+            format!("atm.erica.{name}"),
+            "applies to switch = \"erica_plus\" only",
+        ));
+    }
+    for (name, value) in [
+        ("target", erica.target),
+        ("decay", erica.decay),
+        ("qdlf", erica.qdlf),
+    ] {
+        if value.is_some_and(|v| !(v > 0.0 && v <= 1.0)) {
+            return Err(ctx.err(format!("atm.erica.{name}"), "must be in (0, 1]"));
+        }
+    }
+    if erica.delta.is_some_and(|d| !(d >= 0.0 && d.is_finite())) {
+        return Err(ctx.err("atm.erica.delta", "must be 0 or more"));
+    }
+    if erica.interval_cells == Some(0) {
+        return Err(ctx.err("atm.erica.interval_cells", "must be at least 1"));
+    }
+    if erica.interval.as_ref().is_some_and(|d| d.value.is_zero()) {
+        return Err(ctx.err("atm.erica.interval", "must be longer than 0"));
+    }
+    for (name, value) in [("k_under", erica.k_under), ("k_over", erica.k_over)] {
+        if value.is_some_and(|k| !(k > 1.0 && k.is_finite())) {
+            return Err(ctx.err(format!("atm.erica.{name}"), "must be above 1"));
+        }
+    }
+    if let Some(a) = eprca.alpha
+        && !(a > 0.0 && a <= 1.0)
+    {
+        return Err(ctx.err("atm.eprca.alpha", "must be in (0, 1]"));
+    }
+    let switch_config = |rate: Rate| -> SwitchConfig {
+        let capacity = rate.bps() as f64 / f64::from(CELL_BITS);
+        if switch_name == SwitchName::Eprca {
+            return SwitchConfig::Eprca(EprcaConfig {
+                alpha: eprca.alpha.unwrap_or(1.0 / 16.0),
+                dpf: eprca.dpf.unwrap_or(1.0),
+                queue_threshold: eprca.queue_threshold.unwrap_or(500),
+                very_congested_threshold: eprca.very_congested_threshold.unwrap_or(2000),
+            });
+        }
+        let modified = EricaConfig::modified(capacity);
+        let base = if switch_name == SwitchName::Erica {
+            EricaConfig {
+                one_er_per_interval: false,
+                clamp_slow_vcs: false,
+                max_min_step: false,
+                immediate_fair_share: false,
+                bidirectional_counting: false,
+                decayed_vc_count: false,
+                ..modified
+            }
+        } else {
+            modified
+        };
+        SwitchConfig::Erica(EricaConfig {
+            target: erica.target.unwrap_or(base.target),
+            interval_cells: erica.interval_cells.unwrap_or(base.interval_cells),
+            interval: erica.interval.as_ref().map_or(base.interval, |d| d.value),
+            delta: erica.delta.unwrap_or(base.delta),
+            decay: erica.decay.unwrap_or(base.decay),
+            abr_capacity: match erica.capacity {
+                None | Some(AbrCapacityName::TargetOfLinkMinusVbr) => {
+                    AbrCapacity::TargetOfLinkMinusVbr
+                }
+                Some(AbrCapacityName::TargetLinkMinusVbr) => AbrCapacity::TargetLinkMinusVbr,
+            },
+            measured_ccr: erica.measured_ccr.unwrap_or(false),
+            queue_control: (switch_name == SwitchName::EricaPlus).then(|| QueueControl {
+                target_delay: erica
+                    .target_delay
+                    .as_ref()
+                    .map_or(SimDuration::from_micros(500), |d| d.value),
+                k_under: erica.k_under.unwrap_or(1.15),
+                k_over: erica.k_over.unwrap_or(1.05),
+                qdlf: erica.qdlf.unwrap_or(0.5),
+            }),
+            ..base
+        })
+    };
     for link in links.iter_mut() {
+        let rate = link.rate;
         if let Some(port) = &mut link.atm
             && !hosts.contains(&link.from)
         {
-            *port = switch.clone();
+            *port = AtmPort {
+                switch: abr.then(|| switch_config(rate)),
+                ..switch.clone()
+            };
         }
     }
-    Ok(())
+    for (i, v) in file.vbr.iter().enumerate() {
+        let p = format!("vbr[{i}]");
+        let position = |name: &str, field: &str| {
+            file.nodes
+                .iter()
+                .position(|n| n == name)
+                .ok_or_else(|| ctx.err(format!("{p}.{field}"), format!("unknown node \"{name}\"")))
+        };
+        let (from, to) = (position(&v.from, "from")?, position(&v.to, "to")?);
+        let link = links
+            .iter_mut()
+            .find(|l| l.from.index() == from && l.to.index() == to && l.atm.is_some())
+            .ok_or_else(|| {
+                ctx.err(
+                    p.clone(),
+                    format!("there is no ATM link from \"{}\" to \"{}\"", v.from, v.to),
+                )
+            })?;
+        if hosts.contains(&link.from) {
+            return Err(ctx.err(
+                format!("{p}.from"),
+                "a VBR source enters at a switch port, not at a host",
+            ));
+        }
+        let link_rate = link.rate.bps() as f64;
+        let rate = v
+            .rate
+            .as_ref()
+            .map_or(0.8 * link_rate, |r| r.value.bps() as f64);
+        if rate > link_rate {
+            return Err(ctx.err(format!("{p}.rate"), "must not exceed the link's rate"));
+        }
+        if v.on.value.is_zero() {
+            return Err(ctx.err(format!("{p}.on"), "must be longer than 0"));
+        }
+        let port = link.atm.as_mut().expect("an ATM link");
+        if port.vbr.is_some() {
+            return Err(ctx.err(p.clone(), "that port already has a VBR source"));
+        }
+        port.vbr = Some(VbrConfig {
+            rate: rate / f64::from(CELL_BITS),
+            on: v.on.value,
+            off: v.off.value,
+            start: SimTime::ZERO
+                + v.start
+                    .as_ref()
+                    .map_or(SimDuration::from_millis(2), |d| d.value),
+        });
+    }
+    if !abr {
+        return Ok(None);
+    }
+    let a = spec.abr.clone().unwrap_or_default();
+    let fastest = links
+        .iter()
+        .filter(|l| l.atm.is_some())
+        .map(|l| l.rate.bps())
+        .max()
+        .expect("an ATM link");
+    let cells = |r: &Option<super::units::RateText>, default_bps: f64| {
+        r.as_ref().map_or(default_bps, |r| r.value.bps() as f64) / f64::from(CELL_BITS)
+    };
+    let defaults = AbrParams::seed001(fastest as f64 / f64::from(CELL_BITS));
+    let nrm = a.nrm.unwrap_or(defaults.nrm);
+    if nrm < 2 {
+        return Err(ctx.err("atm.abr.nrm", "must be at least 2"));
+    }
+    for (name, value) in [("rif", a.rif), ("rdf", a.rdf), ("cdf", a.cdf)] {
+        if value.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
+            return Err(ctx.err(format!("atm.abr.{name}"), "must be in [0, 1]"));
+        }
+    }
+    let params = AbrParams {
+        pcr: cells(&a.pcr, fastest as f64),
+        mcr: cells(&a.mcr, 0.0),
+        icr: cells(&a.icr, 10e6),
+        nrm,
+        trm: a.trm.as_ref().map_or(defaults.trm, |d| d.value),
+        rif: a.rif.unwrap_or(defaults.rif),
+        rdf: a.rdf.unwrap_or(defaults.rdf),
+        adtf: a.adtf.as_ref().map_or(defaults.adtf, |d| d.value),
+        crm: a.tbe.unwrap_or(512).div_ceil(nrm),
+        cdf: a.cdf.unwrap_or(defaults.cdf),
+        ..defaults
+    };
+    if params.mcr > params.pcr || params.icr > params.pcr {
+        return Err(ctx.err("atm.abr", "needs mcr <= pcr and icr <= pcr"));
+    }
+    Ok(Some(params))
+}
+
+/// Bits of one cell on the wire.
+const CELL_BITS: u32 = congsim_atm::CELL_BYTES * 8;
+
+fn switch_text(name: SwitchName) -> &'static str {
+    match name {
+        SwitchName::Erica => "erica",
+        SwitchName::ModifiedErica => "modified_erica",
+        SwitchName::EricaPlus => "erica_plus",
+        SwitchName::Eprca => "eprca",
+    }
 }
 
 /// Marks each link whose every path (TCP data and ACKs, and the one-way paths of UDP sources)
