@@ -10,7 +10,7 @@
 //! first (spec §1.3's same-instant order).
 
 use crate::aal5::{CELL_BYTES, Cell, RmCell};
-use crate::erica::{Eprca, EprcaConfig, Erica, EricaConfig, PortView};
+use crate::erica::{Eprca, EprcaConfig, Erica, EricaConfig, IntervalRecord, PortView};
 use crate::ubr::{Occupancy, UbrPolicy};
 use crate::vbr::{VbrConfig, VbrSource};
 use congsim_core::time::{SimDuration, SimTime};
@@ -50,7 +50,7 @@ pub struct PortConfig {
 }
 
 /// Counters of one port.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PortStats {
     pub cells_in: u64,
     /// Cells whose transmission had ended by the end of the run.
@@ -79,6 +79,9 @@ pub struct PortStats {
     /// Averaging intervals the switch algorithm closed, and congestion indications it set.
     pub switch_intervals: u64,
     pub switch_cis_set: u64,
+    /// ERICA's last closed interval (load factor, ABR capacity and fair share in cells/s,
+    /// active VCs); zero without ERICA.
+    pub erica_last: IntervalRecord,
 }
 
 impl PortStats {
@@ -354,10 +357,10 @@ impl Port {
     /// The counters as they stand at `end`.
     pub fn stats_at(&self, end: SimTime) -> PortStats {
         let queued = self.buffer.iter().filter(|&&(done, _)| done > end).count() as u64;
-        let (switch_intervals, cis) = match &self.switch {
-            Some(Switch::Erica(e)) => (e.intervals, 0),
-            Some(Switch::Eprca(e)) => (0, e.cis_set),
-            None => (0, 0),
+        let (switch_intervals, cis, erica_last) = match &self.switch {
+            Some(Switch::Erica(e)) => (e.intervals, 0, e.last_interval),
+            Some(Switch::Eprca(e)) => (0, e.cis_set, IntervalRecord::default()),
+            None => (0, 0, IntervalRecord::default()),
         };
         PortStats {
             cells_sent: self.admitted - queued,
@@ -365,6 +368,7 @@ impl Port {
             vbr_cells: self.vbr.as_ref().map_or(0, |v| v.arrivals_before(end)),
             switch_intervals,
             switch_cis_set: cis,
+            erica_last,
             ..self.stats.clone()
         }
     }

@@ -1600,6 +1600,9 @@ impl<'a> Simulation<'a> {
         if !s.transfers.is_empty() {
             self.push_transfer_summary(&mut summary);
         }
+        if let Some(atm) = &self.atm {
+            push_atm_summary(&mut summary, atm, s, end);
+        }
         summary.push("events", Column::U64(vec![self.queue.events_processed()]));
 
         let (flow_series, link_series) = match self.series {
@@ -1702,6 +1705,44 @@ impl<'a> Simulation<'a> {
     }
 }
 
+/// The ATM network in the summary: the largest queue of any port (the bottleneck's), in cells
+/// and in round trips of the first flow's path at that port's cell rate; cells dropped.
+fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenario, end: SimTime) {
+    let ports: Vec<(usize, PortStats)> = (0..s.links.len())
+        .filter_map(|i| atm.port_stats(i, end).map(|p| (i, p)))
+        .collect();
+    let (link, worst) = ports
+        .iter()
+        .max_by_key(|(i, p)| (p.max_queue_cells, std::cmp::Reverse(*i)))
+        .expect("an ATM link");
+    let rtt_s = s.flows.first().map_or(f64::NAN, |f| {
+        let one_way = |from: NodeId, to: NodeId| -> f64 {
+            let mut at = from;
+            let mut delay = 0.0;
+            while at != to {
+                let Some(l) = s.routes[at.index()][to.index()] else {
+                    return f64::NAN;
+                };
+                delay += s.links[l.index()].delay.as_secs_f64();
+                at = s.links[l.index()].to;
+            }
+            delay
+        };
+        one_way(f.src, f.dst) + one_way(f.dst, f.src)
+    });
+    let cells_per_s = s.links[*link].rate.bps() as f64 / f64::from(congsim_atm::CELL_BYTES * 8);
+    let max_queue = worst.max_queue_cells as f64;
+    summary.push("atm_max_queue_cells", Column::F64(vec![max_queue]));
+    summary.push(
+        "atm_max_queue_rtts",
+        Column::F64(vec![max_queue / (rtt_s * cells_per_s)]),
+    );
+    summary.push(
+        "atm_cells_dropped",
+        Column::U64(vec![ports.iter().map(|(_, p)| p.cells_dropped()).sum()]),
+    );
+}
+
 /// The `atm_ports` table: each ATM link's port, in cells.
 fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
     let ports: Vec<(&ResolvedLink, PortStats)> = s
@@ -1764,6 +1805,14 @@ fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
     t.push("vbr_cells", col(&|p| p.vbr_cells));
     t.push("switch_intervals", col(&|p| p.switch_intervals));
     t.push("switch_cis_set", col(&|p| p.switch_cis_set));
+    let erica = |get: &dyn Fn(&congsim_atm::erica::IntervalRecord) -> f64| {
+        Column::F64(ports.iter().map(|(_, p)| get(&p.erica_last)).collect())
+    };
+    let cell_bits = f64::from(congsim_atm::CELL_BYTES * 8);
+    t.push("erica_load_factor", erica(&|r| r.load_factor));
+    t.push("erica_abr_capacity_bps", erica(&|r| r.abr_capacity * cell_bits));
+    t.push("erica_fair_share_bps", erica(&|r| r.fair_share * cell_bits));
+    t.push("erica_active_vcs", erica(&|r| r.active_vcs));
     t
 }
 
