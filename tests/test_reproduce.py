@@ -56,9 +56,9 @@ def test_sisalem1995_claims_hold(cli, tmp_path):
     done = run_congsim("reproduce", "sisalem1995", "--out", str(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr
     claims = pd.read_csv(tmp_path / "sisalem1995" / "claims.csv")
-    assert len(claims) == len(STUDIES["sisalem1995"].claims) == 10
+    assert len(claims) == len(STUDIES["sisalem1995"].claims) == 16
     assert (claims["verdict"] == "holds").all(), claims[["claim", "verdict"]]
-    assert "10 of 10 claims hold with 95 % confidence" in done.stdout
+    assert "16 of 16 claims hold with 95 % confidence" in done.stdout
     # A claims-only study writes an empty comparison, and the report shows the claims.
     assert pd.read_csv(tmp_path / "sisalem1995" / "comparison.csv").empty
     report = run_congsim("report", str(tmp_path))
@@ -128,3 +128,25 @@ def test_goyal1996_tables_and_conclusions(cli, tmp_path):
         "without FRR, Selective Drop is fairer than EPD on average",
     ):
         assert claims.loc[claim, "verdict"] == "holds", claims["verdict"]
+
+
+def test_jain1996_buffers_and_divergence(cli, tmp_path):
+    """Seed 001 over ABR: every printed number is compared, and the conclusions the model
+    reproduces are pinned: modified ERICA keeps the queue within 4 round trips for 5, 10 and 15
+    sources, VBR at 10 ms and 1 ms makes it diverge, ERICA+ bounds it with 30 ms VBR. A broken
+    ERICA (no feedback, wrong fair share) or ABR source (ER ignored) moves these verdicts."""
+    done = run_congsim("reproduce", "jain1996", "--replications", "3", "--out", str(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    comparison = pd.read_csv(tmp_path / "jain1996" / "comparison.csv")
+    assert len(comparison) == 96
+    fairness = comparison[comparison["metric"] == "fairness"]
+    assert (fairness["verdict"] == "agrees").all()
+    claims = pd.read_csv(tmp_path / "jain1996" / "claims.csv").set_index("claim")
+    for label in ("A-N5", "A-N10", "A-N15"):
+        claim = f"{label}: the queue stays below 4 round trips (so a 4 x RTT buffer loses no cell)"
+        assert claims.loc[claim, "verdict"] == "holds", claims["verdict"]
+    for label, period in (("A-V10", "10 ms"), ("A-V1", "1 ms")):
+        claim = f"{label}: VBR on/off at {period} makes the ERICA queue diverge (beyond 10 round trips)"
+        assert claims.loc[claim, "verdict"] == "holds", claims["verdict"]
+    bounded = "ERICA+ with VBR at 30 ms keeps its queue bounded (within 10 round trips)"
+    assert claims.loc[bounded, "verdict"] == "holds"

@@ -60,6 +60,8 @@ impl AbrParams {
 /// Counters of one source.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AbrStats {
+    /// Datagrams the UNI buffer had no room for.
+    pub uni_drops: u64,
     pub data_cells_sent: u64,
     pub frm_sent: u64,
     pub out_of_rate_frm_sent: u64,
@@ -96,6 +98,11 @@ pub struct AbrSource {
     unacked_frm: u32,
     brm_sent_since_frm: bool,
     data: VecDeque<Cell>,
+    /// Seed 003's UNI buffer: at most this many datagram bytes wait (`None`: unbounded).
+    uni_limit_bytes: Option<u64>,
+    uni_bytes: u64,
+    /// Bytes of each datagram whose cells wait, oldest first (released with its last cell).
+    uni_frames: VecDeque<u64>,
     /// A turned-around RM cell of the reverse connection waiting for an in-rate slot.
     turnaround: Option<RmCell>,
     stats: AbrStats,
@@ -107,7 +114,8 @@ fn spacing(rate: f64) -> Option<SimDuration> {
 }
 
 impl AbrSource {
-    pub fn new(vc: u32, params: AbrParams, greedy: bool) -> Self {
+    /// A source for `vc`; `uni_limit_bytes` bounds the datagram bytes waiting for cell slots.
+    pub fn new(vc: u32, params: AbrParams, greedy: bool, uni_limit_bytes: Option<u64>) -> Self {
         let acr = params.icr.clamp(params.mcr, params.pcr);
         Self {
             stats: AbrStats {
@@ -128,6 +136,9 @@ impl AbrSource {
             unacked_frm: 0,
             brm_sent_since_frm: false,
             data: VecDeque::new(),
+            uni_limit_bytes,
+            uni_bytes: 0,
+            uni_frames: VecDeque::new(),
             turnaround: None,
         }
     }
@@ -145,9 +156,20 @@ impl AbrSource {
         self.data.len()
     }
 
-    /// Queues a frame's cells.
-    pub fn push_data(&mut self, cells: impl IntoIterator<Item = Cell>) {
+    /// Queues the cells of a datagram of `bytes`, if the UNI buffer has room for the whole
+    /// datagram (spec `atm.md` §2.4); returns whether it did.
+    pub fn push_frame(&mut self, bytes: u64, cells: impl IntoIterator<Item = Cell>) -> bool {
+        if self
+            .uni_limit_bytes
+            .is_some_and(|limit| self.uni_bytes + bytes > limit)
+        {
+            self.stats.uni_drops += 1;
+            return false;
+        }
+        self.uni_bytes += bytes;
+        self.uni_frames.push_back(bytes);
         self.data.extend(cells);
+        true
     }
 
     /// The destination at this host turned a forward RM cell of the reverse connection around;
@@ -253,7 +275,11 @@ impl AbrSource {
                     rm: None,
                 }
             } else {
-                self.data.pop_front().expect("checked")
+                let cell = self.data.pop_front().expect("checked");
+                if cell.eom {
+                    self.uni_bytes -= self.uni_frames.pop_front().expect("a frame per EOM");
+                }
+                cell
             };
             Emitted::Data(Cell {
                 efci: false,
@@ -368,7 +394,7 @@ mod tests {
 
     #[test]
     fn cells_are_paced_at_acr_with_a_forward_rm_cell_every_nrm() {
-        let mut s = AbrSource::new(0, params(), true);
+        let mut s = AbrSource::new(0, params(), true, None);
         // ICR 10 Mb/s = 23584.9 cells/s: 42.4 us apart.
         let sent = drain(&mut s, SimTime::ZERO, SimTime::from_millis(3));
         let gap = (PS_PER_S as f64 / (10e6 / 424.0)).round() as u64;
@@ -381,7 +407,7 @@ mod tests {
 
     #[test]
     fn backward_rm_cells_set_the_rate_and_retime_the_next_cell() {
-        let mut s = AbrSource::new(0, params(), true);
+        let mut s = AbrSource::new(0, params(), true, None);
         let first = s.next_opportunity(SimTime::ZERO).unwrap();
         s.send(first);
         // RIF = 1: without CI the rate jumps to min(PCR, ER).
@@ -401,7 +427,7 @@ mod tests {
 
     #[test]
     fn without_backward_rm_cells_the_rate_is_cut_after_crm_forward_ones() {
-        let mut s = AbrSource::new(0, params(), true);
+        let mut s = AbrSource::new(0, params(), true, None);
         // 16 FRMs go at ICR; the 17th finds 16 unacknowledged and halves ACR (CDF 1/2).
         let sent = drain(&mut s, SimTime::ZERO, SimTime::from_millis(30));
         assert!(s.stats().frm_sent >= 17);
@@ -411,31 +437,60 @@ mod tests {
 
     #[test]
     fn an_idle_source_falls_back_to_icr() {
-        let mut s = AbrSource::new(0, params(), false);
-        s.push_data((0..4).map(|index| Cell {
-            vc: 0,
-            frame: 0,
-            index,
-            eom: index == 3,
-            efci: false,
-            rm: None,
-        }));
+        let mut s = AbrSource::new(0, params(), false, None);
+        s.push_frame(
+            100,
+            (0..4).map(|index| Cell {
+                vc: 0,
+                frame: 0,
+                index,
+                eom: index == 3,
+                efci: false,
+                rm: None,
+            }),
+        );
         drain(&mut s, SimTime::ZERO, SimTime::from_millis(1));
         s.on_backward_rm(SimTime::from_millis(1), &brm(PCR, false));
         assert_eq!(s.acr(), PCR);
         // Four data cells and the FRMs went; after a second of silence (> ADTF) the next FRM
         // brings ACR back to ICR.
-        s.push_data([Cell {
-            vc: 0,
-            frame: 1,
-            index: 0,
-            eom: true,
-            efci: false,
-            rm: None,
-        }]);
+        s.push_frame(
+            40,
+            [Cell {
+                vc: 0,
+                frame: 1,
+                index: 0,
+                eom: true,
+                efci: false,
+                rm: None,
+            }],
+        );
         let t = s.next_opportunity(SimTime::from_secs(1)).unwrap();
         assert!(matches!(s.send(t), Some(Emitted::Rm(_))));
         assert_eq!(s.acr(), 10e6 / 424.0);
+    }
+
+    #[test]
+    fn the_uni_buffer_admits_whole_datagrams_and_frees_them_with_their_last_cell() {
+        let cells = |frame: u32| {
+            (0..2).map(move |index| Cell {
+                vc: 0,
+                frame,
+                index,
+                eom: index == 1,
+                efci: false,
+                rm: None,
+            })
+        };
+        let mut s = AbrSource::new(0, params(), false, Some(100));
+        assert!(s.push_frame(60, cells(0)));
+        assert!(!s.push_frame(60, cells(1)), "60 + 60 > 100");
+        assert!(s.push_frame(40, cells(2)));
+        assert_eq!(s.stats().uni_drops, 1);
+        // The FRM, then frame 0's two cells: its 60 bytes are free again.
+        let sent = drain(&mut s, SimTime::ZERO, SimTime::from_ps(100_000_000));
+        assert!(sent.len() >= 3);
+        assert!(s.push_frame(60, cells(3)));
     }
 
     #[test]

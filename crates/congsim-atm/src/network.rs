@@ -38,6 +38,9 @@ pub enum AtmEvent {
     Deliver(VcId),
     /// VC `.0`'s ABR source may send: call [`AtmNetwork::source_wake`].
     SourceWake(VcId),
+    /// A backward RM cell with CI reached VC `.0`'s source: the hook for BCN-TCP (spec
+    /// `atm.md` §2.4), for the caller to pass to the transport above.
+    CongestionIndication(VcId),
 }
 
 /// Per-VC frame counters.
@@ -80,6 +83,8 @@ struct Vc {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AbrService {
     pub params: AbrParams,
+    /// Seed 003's UNI buffer in front of each source, in datagram bytes (`None`: unbounded).
+    pub uni_buffer_bytes: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -154,10 +159,14 @@ impl AtmNetwork {
             if i >= self.vcs.len() {
                 self.vcs.resize_with(i + 1, || None);
             }
-            let source = self
-                .abr
-                .as_ref()
-                .map(|a| AbrSource::new(id.0, a.params.clone(), greedy && id == vc));
+            let source = self.abr.as_ref().map(|a| {
+                AbrSource::new(
+                    id.0,
+                    a.params.clone(),
+                    greedy && id == vc,
+                    a.uni_buffer_bytes,
+                )
+            });
             self.vcs[i] = Some(Vc {
                 path: p.clone(),
                 feedback: vec![None; p.len()],
@@ -204,10 +213,12 @@ impl AtmNetwork {
     pub fn send(&mut self, now: SimTime, vc: VcId, pkt: Packet) {
         let v = self.vcs[vc.0 as usize].as_mut().expect("an open VC");
         v.stats.frames_sent += 1;
+        let bytes = u64::from(pkt.size_bytes);
         let cells = v.segmenter.segment(vc.0, pkt.size_bytes, pkt);
         if let Some(source) = &mut v.source {
             let before = source.queued_cells();
-            source.push_data(cells);
+            // A datagram the UNI buffer refuses is lost; reassembly skips its frame number.
+            source.push_frame(bytes, cells);
             v.stats.cells_sent += (source.queued_cells() - before) as u64;
             self.wake_source(now, vc.0);
             return;
@@ -313,6 +324,10 @@ impl AtmNetwork {
                 let o = self.vcs[owner as usize].as_mut().expect("the owner VC");
                 if let Some(source) = &mut o.source {
                     source.on_backward_rm(at, &rm);
+                }
+                if rm.ci {
+                    self.scheduled
+                        .push((at, AtmEvent::CongestionIndication(VcId(owner))));
                 }
                 self.wake_source(at, owner);
             } else if let Some(reverse) = v.reverse {
@@ -474,6 +489,7 @@ mod tests {
                 match event {
                     AtmEvent::PipeHead(p) => net.pipe_head(t, p),
                     AtmEvent::SourceWake(vc) => net.source_wake(t, vc),
+                    AtmEvent::CongestionIndication(_) => {}
                     AtmEvent::Deliver(vc) => {
                         let pkt = net.take_delivery(vc);
                         delivered.push((t, vc.0, pkt.tcp().unwrap().seq));

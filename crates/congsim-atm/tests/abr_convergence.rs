@@ -95,6 +95,7 @@ impl Topology {
             horizon,
             Some(AbrService {
                 params: AbrParams::seed001(C),
+                uni_buffer_bytes: None,
             }),
         )
     }
@@ -155,7 +156,9 @@ fn run(net: &mut AtmNetwork, until: SimTime, vcs: &[VcId]) -> Vec<f64> {
         match e {
             AtmEvent::PipeHead(p) => net.pipe_head(t, p),
             AtmEvent::SourceWake(vc) => net.source_wake(t, vc),
-            AtmEvent::Deliver(_) => unreachable!("greedy sources send no frames"),
+            AtmEvent::Deliver(_) | AtmEvent::CongestionIndication(_) => {
+                unreachable!("greedy sources send no frames; ERICA sets no CI")
+            }
         }
     }
     sums.iter().map(|s| s / f64::from(samples)).collect()

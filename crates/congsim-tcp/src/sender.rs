@@ -586,6 +586,13 @@ impl TcpSender {
         }
     }
 
+    /// The network below signalled congestion directly (an ABR source received a backward RM
+    /// cell with CI; spec `atm.md` §2.4): the sender answers as to an echoed mark (BCN-TCP's
+    /// decrease; nothing when marks are off).
+    pub fn on_congestion_indication(&mut self, now: SimTime) {
+        marks::on_echo(self, now, self.snd_una);
+    }
+
     /// An ACK arrives.
     pub fn on_ack(&mut self, now: SimTime, ack: &TcpHeader) {
         self.stats.acks_rcvd += 1;

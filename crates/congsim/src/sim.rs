@@ -15,7 +15,6 @@ use crate::scenario::{QueueDiscipline, ResolvedCapture, ResolvedLink};
 use crate::table::{Column, Table};
 use crate::transfers::exponential_gap_s;
 use congsim_atm::abr::AbrStats;
-use congsim_atm::network::AbrService;
 use congsim_atm::{AtmEvent, AtmNetwork, PortConfig, PortStats, VcId, VcStats};
 use congsim_core::rng::{RngStream, StreamFactory};
 use congsim_core::time::{SimDuration, SimTime};
@@ -45,6 +44,8 @@ enum Event {
     AtmDeliver(VcId),
     /// An ABR source may send its next cell.
     AtmSource(VcId),
+    /// An ABR source learnt of congestion (CI): the TCP sender above may answer (BCN-TCP).
+    AtmCongestion(VcId),
     SenderTimer(FlowId),
     ReceiverTimer(FlowId),
     /// A boundary of the global slow clock with period `slow_clocks[i]`.
@@ -491,7 +492,7 @@ impl<'a> Simulation<'a> {
                     ports,
                     fed_by_one_link,
                     SimTime::ZERO + scenario.duration,
-                    scenario.atm_abr.clone().map(|params| AbrService { params }),
+                    scenario.atm_abr.clone(),
                 )
             }),
             atm_due: Vec::new(),
@@ -553,6 +554,15 @@ impl<'a> Simulation<'a> {
                 Event::AtmPipe(port) => {
                     self.atm_mut().pipe_head(now, port);
                     self.schedule_atm();
+                }
+                Event::AtmCongestion(vc) => {
+                    // Data VCs are even; a CI on an ACK VC or a CBR source concerns no sender.
+                    let f = FlowId(vc.0 / 2);
+                    let cbr = self.flows.len()..self.first_transfer;
+                    if vc.0 % 2 == 0 && !cbr.contains(&f.index()) {
+                        self.tcp(f).sender.on_congestion_indication(now);
+                        self.flush_sender(now, f);
+                    }
                 }
                 Event::AtmSource(vc) => {
                     self.atm_mut().source_wake(now, vc);
@@ -1068,6 +1078,7 @@ impl<'a> Simulation<'a> {
                     AtmEvent::PipeHead(port) => Event::AtmPipe(port),
                     AtmEvent::Deliver(vc) => Event::AtmDeliver(vc),
                     AtmEvent::SourceWake(vc) => Event::AtmSource(vc),
+                    AtmEvent::CongestionIndication(vc) => Event::AtmCongestion(vc),
                 },
             );
         }
@@ -1741,6 +1752,14 @@ fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenario, end: Si
         "atm_cells_dropped",
         Column::U64(vec![ports.iter().map(|(_, p)| p.cells_dropped()).sum()]),
     );
+    summary.push(
+        "atm_uni_drops",
+        Column::U64(vec![
+            atm.vc_stats()
+                .filter_map(|(_, v)| v.abr.map(|a| a.uni_drops))
+                .sum(),
+        ]),
+    );
 }
 
 /// The `atm_ports` table: each ATM link's port, in cells.
@@ -1810,7 +1829,10 @@ fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
     };
     let cell_bits = f64::from(congsim_atm::CELL_BYTES * 8);
     t.push("erica_load_factor", erica(&|r| r.load_factor));
-    t.push("erica_abr_capacity_bps", erica(&|r| r.abr_capacity * cell_bits));
+    t.push(
+        "erica_abr_capacity_bps",
+        erica(&|r| r.abr_capacity * cell_bits),
+    );
     t.push("erica_fair_share_bps", erica(&|r| r.fair_share * cell_bits));
     t.push("erica_active_vcs", erica(&|r| r.active_vcs));
     t
@@ -1869,5 +1891,6 @@ fn atm_vcs_table(atm: &AtmNetwork, flow_names: &[String]) -> Table {
     );
     t.push("brm_turned_around", abr_count(&|a| a.brm_turned_around));
     t.push("brm_received", abr_count(&|a| a.brm_received));
+    t.push("uni_drops", abr_count(&|a| a.uni_drops));
     t
 }

@@ -418,6 +418,53 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: atm.policy: unknown variant `red`, expected one of `tail_drop`, `epd`, `selective_drop`, `fba` (line 14, column 10)",
         ),
         (
+            "ABR switch on a UBR network",
+            Box::new(|b| {
+                format!(
+                    "{}[atm]\nswitch = \"erica\"\n",
+                    b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
+                )
+            }),
+            "bad.toml: atm.switch: applies to service = \"abr\" only",
+        ),
+        (
+            "ERICA+ knob on plain ERICA",
+            Box::new(|b| {
+                format!(
+                    "{}[atm]\nservice = \"abr\"\nswitch = \"erica\"\nerica = {{ target_delay = \"1ms\" }}\n",
+                    b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
+                )
+            }),
+            "bad.toml: atm.erica.target_delay: applies to switch = \"erica_plus\" only",
+        ),
+        (
+            "ERICA target above one",
+            Box::new(|b| {
+                format!(
+                    "{}[atm]\nservice = \"abr\"\nerica = {{ target = 1.2 }}\n",
+                    b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
+                )
+            }),
+            "bad.toml: atm.erica.target: must be in (0, 1]",
+        ),
+        (
+            "VBR source at a host",
+            Box::new(|b| {
+                format!(
+                    "{}[[vbr]]\nfrom = \"a\"\nto = \"b\"\non = \"10ms\"\noff = \"10ms\"\n",
+                    b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
+                )
+            }),
+            "bad.toml: vbr[0].from: a VBR source enters at a switch port, not at a host",
+        ),
+        (
+            "VBR without ATM links",
+            Box::new(|b| {
+                format!("{b}[[vbr]]\nfrom = \"a\"\nto = \"b\"\non = \"10ms\"\noff = \"10ms\"\n")
+            }),
+            "bad.toml: vbr[0]: VBR sources need ATM links (atm = true)",
+        ),
+        (
             "a path mixing ATM and IP links",
             Box::new(|b| {
                 b.replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]")

@@ -1158,3 +1158,41 @@ fn atm_hop_fusion_changes_nothing() {
         assert_eq!(x.to_csv(), y.to_csv());
     }
 }
+
+/// One TCP connection over ABR with an ERICA switch (spec atm.md 11): its source's ACR settles
+/// at the target, 0.9 of the link, and TCP gets that less the RM cells (one in 32) and the AAL5
+/// overhead: 0.9 · 31/32 · 125.2 Mbps.
+#[test]
+fn one_tcp_flow_over_abr_gets_the_erica_target() {
+    let r = atm_n_source(|t| {
+        t.replace(
+            "[atm]\nbuffer_cells = 1000\npolicy = \"epd\"\nthreshold = 0.9\n",
+            "[atm]\nservice = \"abr\"\nswitch = \"erica\"\n",
+        )
+        .replace(
+            "duration = \"10s\"",
+            "duration = \"2s\"\nmeasure_from = \"1s\"",
+        )
+        .replace(
+            "receiver_buffer = \"65535B\"",
+            "receiver_buffer = \"1MB\"\nwindow_scaling = true",
+        )
+        .replace("name = \"tcp2\"", "name = \"tcp2\"\ncount = 0")
+        .replace("name = \"tcp3\"", "name = \"tcp3\"\ncount = 0")
+        .replace("name = \"tcp4\"", "name = \"tcp4\"\ncount = 0")
+        .replace("name = \"tcp5\"", "name = \"tcp5\"\ncount = 0")
+    });
+    let acr = f64_col(&r, "atm_vcs", "acr_final_bps")[0];
+    assert!(
+        (acr - 0.9 * 155.52e6).abs() < 0.02 * 0.9 * 155.52e6,
+        "{acr}"
+    );
+    let goodput = f64_col(&r, "flows", "goodput_bps")[0];
+    let expected = 0.9 * 31.0 / 32.0 * 155.52e6 * 512.0 / 636.0;
+    assert!(
+        (goodput - expected).abs() < 0.03 * expected,
+        "{goodput} vs {expected}"
+    );
+    assert!(f64_col(&r, "atm_vcs", "frm_sent")[0] > 0.0);
+    assert_eq!(f64_col(&r, "summary", "atm_cells_dropped")[0], 0.0);
+}

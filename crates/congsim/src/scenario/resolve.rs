@@ -7,6 +7,7 @@ use crate::transfers::SizeLaw;
 use congsim_atm::UbrPolicy;
 use congsim_atm::abr::AbrParams;
 use congsim_atm::erica::{AbrCapacity, EprcaConfig, EricaConfig, QueueControl};
+use congsim_atm::network::AbrService;
 use congsim_atm::port::SwitchConfig;
 use congsim_atm::vbr::VbrConfig;
 use congsim_core::time::{SimDuration, SimTime};
@@ -169,8 +170,8 @@ pub struct Scenario {
     /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
     /// one event per fused hop). On from scenario files; tests turn it off to compare.
     pub hop_fusion: bool,
-    /// The ABR sources' parameters on an ABR network (every VC is then an ABR connection).
-    pub atm_abr: Option<AbrParams>,
+    /// The ABR service on an ABR network (every VC is then an ABR connection).
+    pub atm_abr: Option<AbrService>,
     pub captures: Vec<ResolvedCapture>,
     pub tcp_events: bool,
     pub sequence_trace: bool,
@@ -948,7 +949,7 @@ fn resolve_atm(
     flows: &[ResolvedFlow],
     cbr: &[ResolvedCbr],
     transfers: &[ResolvedTransfers],
-) -> Result<Option<AbrParams>, ScenarioError> {
+) -> Result<Option<AbrService>, ScenarioError> {
     let any_atm = links.iter().any(|l| l.atm.is_some());
     let spec = match (&file.atm, any_atm) {
         (Some(_), false) => {
@@ -967,6 +968,7 @@ fn resolve_atm(
             ("erica", spec.erica.is_some()),
             ("eprca", spec.eprca.is_some()),
             ("abr", spec.abr.is_some()),
+            ("uni_buffer", spec.uni_buffer.is_some()),
         ];
         if let Some((name, _)) = abr_only.iter().find(|(_, given)| *given) {
             return Err(ctx.err(format!("atm.{name}"), "applies to service = \"abr\" only"));
@@ -1241,7 +1243,10 @@ fn resolve_atm(
     if params.mcr > params.pcr || params.icr > params.pcr {
         return Err(ctx.err("atm.abr", "needs mcr <= pcr and icr <= pcr"));
     }
-    Ok(Some(params))
+    Ok(Some(AbrService {
+        params,
+        uni_buffer_bytes: spec.uni_buffer.as_ref().map(|b| b.value.0),
+    }))
 }
 
 /// Bits of one cell on the wire.

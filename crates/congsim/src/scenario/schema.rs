@@ -101,6 +101,9 @@ pub struct AtmSpec {
     pub eprca: Option<EprcaSpec>,
     /// The ABR sources' TM 4.0 parameters (default: seed 001's).
     pub abr: Option<AbrSpec>,
+    /// Seed 003's UNI buffer in front of each ABR source, in datagram bytes: a datagram that
+    /// does not fit is lost (service = "abr"); default unbounded.
+    pub uni_buffer: Option<SizeText>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
