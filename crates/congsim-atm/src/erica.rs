@@ -65,6 +65,20 @@ pub struct EricaConfig {
 }
 
 impl EricaConfig {
+    /// ERICA as first published: `ER = max(FS, CCR/z)` in every interval, plain VC counting;
+    /// U = 0.9, min{100 cells, 1 ms}.
+    pub fn basic(capacity: f64) -> Self {
+        Self {
+            one_er_per_interval: false,
+            clamp_slow_vcs: false,
+            max_min_step: false,
+            immediate_fair_share: false,
+            bidirectional_counting: false,
+            decayed_vc_count: false,
+            ..Self::modified(capacity)
+        }
+    }
+
     /// Seed 001's "modified ERICA" (every modification on), U = 0.9, min{100 cells, 1 ms}.
     pub fn modified(capacity: f64) -> Self {
         Self {
@@ -410,15 +424,7 @@ mod tests {
     }
 
     fn plain() -> EricaConfig {
-        EricaConfig {
-            one_er_per_interval: false,
-            clamp_slow_vcs: false,
-            max_min_step: false,
-            immediate_fair_share: false,
-            bidirectional_counting: false,
-            decayed_vc_count: false,
-            ..EricaConfig::modified(C)
-        }
+        EricaConfig::basic(C)
     }
 
     /// Feeds one interval of `per_vc` forward cells from each of `ccrs.len()` VCs (an FRM with

@@ -23,17 +23,8 @@ struct Topology {
     erica: EricaConfig,
 }
 
-/// ERICA as first published: `ER = max(FS, CCR/z)` in every interval, plain VC counting.
 fn basic_erica() -> EricaConfig {
-    EricaConfig {
-        one_er_per_interval: false,
-        clamp_slow_vcs: false,
-        max_min_step: false,
-        immediate_fair_share: false,
-        bidirectional_counting: false,
-        decayed_vc_count: false,
-        ..EricaConfig::modified(C)
-    }
+    EricaConfig::basic(C)
 }
 
 impl Topology {

@@ -724,14 +724,11 @@ packet_size = "500B"
     assert!(video > 3.5e6, "{video}");
 }
 
-/// A strict priority queue serves its high class first: a 60 Mbps high-priority CBR source
-/// loses nothing to an 80 Mbps low-priority one on a 100 Mbps link, which gets the remaining
-/// 40 Mbps; TCP in the low class takes what the high class leaves.
-#[test]
-fn priority_queue_serves_the_high_class_first() {
-    let text = |low: &str| {
-        format!(
-            r#"
+/// A 1 Gbps access link into a 100 Mbps / 5 ms link whose queue is `queue`, a 60 Mbps (or
+/// `cbr_rate`) CBR source "video" and `more` traffic over it: the class-based queue tests.
+fn class_queue_network(queue: &str, cbr_rate: &str, more: &str) -> String {
+    format!(
+        r#"
 nodes = ["a", "r", "b"]
 [simulation]
 duration = "5s"
@@ -746,7 +743,7 @@ from = "r"
 to = "b"
 rate = "100Mbps"
 delay = "5ms"
-queue = {{ kind = "priority", classes = [{{ flows = ["video"], limit_packets = 200 }}, {{ limit_packets = 200 }}] }}
+queue = {queue}
 [tcp]
 window = 1000
 packet_size = "500B"
@@ -754,11 +751,19 @@ packet_size = "500B"
 name = "video"
 from = "a"
 to = "b"
-rate = "60Mbps"
-{low}
+rate = "{cbr_rate}"
+{more}
 "#
-        )
-    };
+    )
+}
+
+/// A strict priority queue serves its high class first: a 60 Mbps high-priority CBR source
+/// loses nothing to an 80 Mbps low-priority one on a 100 Mbps link, which gets the remaining
+/// 40 Mbps; TCP in the low class takes what the high class leaves.
+#[test]
+fn priority_queue_serves_the_high_class_first() {
+    let priority = r#"{ kind = "priority", classes = [{ flows = ["video"], limit_packets = 200 }, { limit_packets = 200 }] }"#;
+    let text = |low: &str| class_queue_network(priority, "60Mbps", low);
     let r = run_toml(&text(
         "[[cbr]]\nname = \"bulk\"\nfrom = \"a\"\nto = \"b\"\nrate = \"80Mbps\"\n",
     ));
@@ -785,40 +790,8 @@ rate = "60Mbps"
 /// may not borrow is held to its 30 % even when it offers 60 Mbps, and TCP gets the other 70 %.
 #[test]
 fn cbq_agrees_with_the_priority_queue_and_caps_a_class_that_may_not_borrow() {
-    let text = |queue: &str, cbr_rate: &str| {
-        format!(
-            r#"
-nodes = ["a", "r", "b"]
-[simulation]
-duration = "5s"
-measure_from = "1s"
-[[links]]
-from = "a"
-to = "r"
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-from = "r"
-to = "b"
-rate = "100Mbps"
-delay = "5ms"
-queue = {queue}
-[tcp]
-window = 1000
-packet_size = "500B"
-[[cbr]]
-name = "video"
-from = "a"
-to = "b"
-rate = "{cbr_rate}"
-[[flows]]
-name = "ftp"
-from = "a"
-to = "b"
-count = 4
-"#
-        )
-    };
+    let ftp = "[[flows]]\nname = \"ftp\"\nfrom = \"a\"\nto = \"b\"\ncount = 4\n";
+    let text = |queue: &str, cbr_rate: &str| class_queue_network(queue, cbr_rate, ftp);
     let cbq = |cbr_borrows: bool| {
         format!(
             r#"{{ kind = "cbq", classes = [{{ name = "link", allot = 1.0 }}, {{ name = "cbr", parent = "link", allot = 0.3, priority = 1, borrow = {cbr_borrows}, flows = ["video"], limit_packets = 200 }}, {{ name = "tcp", parent = "link", allot = 0.7, priority = 2, limit_packets = 200 }}] }}"#

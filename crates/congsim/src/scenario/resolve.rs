@@ -970,9 +970,12 @@ fn resolve_atm(
             ("abr", spec.abr.is_some()),
             ("uni_buffer", spec.uni_buffer.is_some()),
         ];
-        if let Some((name, _)) = abr_only.iter().find(|(_, given)| *given) {
-            return Err(ctx.err(format!("atm.{name}"), "applies to service = \"abr\" only"));
-        }
+        only_for(
+            ctx,
+            |name| format!("atm.{name}"),
+            &abr_only,
+            "service = \"abr\"",
+        )?;
     }
     let fraction = |name: &str, value: Option<f64>, default: f64| match value {
         None => Ok(default),
@@ -1059,13 +1062,13 @@ fn resolve_atm(
         ("k_over", erica.k_over.is_some()),
         ("qdlf", erica.qdlf.is_some()),
     ];
-    if switch_name != SwitchName::EricaPlus
-        && let Some((name, _)) = queue_only.iter().find(|(_, given)| *given)
-    {
-        return Err(ctx.err(
-            format!("atm.erica.{name}"),
-            "applies to switch = \"erica_plus\" only",
-        ));
+    if switch_name != SwitchName::EricaPlus {
+        only_for(
+            ctx,
+            |name| format!("atm.erica.{name}"),
+            &queue_only,
+            "switch = \"erica_plus\"",
+        )?;
     }
     for (name, value) in [
         ("target", erica.target),
@@ -1105,19 +1108,10 @@ fn resolve_atm(
                 very_congested_threshold: eprca.very_congested_threshold.unwrap_or(2000),
             });
         }
-        let modified = EricaConfig::modified(capacity);
         let base = if switch_name == SwitchName::Erica {
-            EricaConfig {
-                one_er_per_interval: false,
-                clamp_slow_vcs: false,
-                max_min_step: false,
-                immediate_fair_share: false,
-                bidirectional_counting: false,
-                decayed_vc_count: false,
-                ..modified
-            }
+            EricaConfig::basic(capacity)
         } else {
-            modified
+            EricaConfig::modified(capacity)
         };
         SwitchConfig::Erica(EricaConfig {
             target: erica.target.unwrap_or(base.target),
@@ -1331,17 +1325,12 @@ fn shortest_path_routes(n_nodes: usize, links: &[ResolvedLink]) -> Vec<Vec<Optio
 fn resolve_cbq(ctx: &Ctx<'_>, p: &str, spec: &LinkSpec) -> Result<QueueDiscipline, ScenarioError> {
     let q = &spec.queue;
     let field = |name: &str| format!("{p}.queue.{name}");
-    if q.limit_packets.is_some() || q.limit_bytes.is_some() {
-        let name = if q.limit_packets.is_some() {
-            "limit_packets"
-        } else {
-            "limit_bytes"
-        };
-        return Err(ctx.err(
-            field(name),
-            "a CBQ queue's limits are per leaf class (classes[i].limit_packets)",
-        ));
-    }
+    no_queue_limit(
+        ctx,
+        field,
+        q,
+        "a CBQ queue's limits are per leaf class (classes[i].limit_packets)",
+    )?;
     let classes = q
         .classes
         .as_ref()
@@ -1475,6 +1464,36 @@ fn resolve_cbq(ctx: &Ctx<'_>, p: &str, spec: &LinkSpec) -> Result<QueueDisciplin
     })
 }
 
+/// A class-based queue takes its limits per class: `message` if the queue has one of its own.
+fn no_queue_limit(
+    ctx: &Ctx<'_>,
+    field: impl Fn(&str) -> String,
+    q: &QueueSpec,
+    message: &str,
+) -> Result<(), ScenarioError> {
+    let given = [
+        ("limit_packets", q.limit_packets.is_some()),
+        ("limit_bytes", q.limit_bytes.is_some()),
+    ];
+    match given.iter().find(|(_, present)| *present) {
+        Some((name, _)) => Err(ctx.err(field(name), message)),
+        None => Ok(()),
+    }
+}
+
+/// An error for the first setting in `given` that is present: it applies to `what` only.
+fn only_for(
+    ctx: &Ctx<'_>,
+    field: impl Fn(&str) -> String,
+    given: &[(&str, bool)],
+    what: &str,
+) -> Result<(), ScenarioError> {
+    match given.iter().find(|(_, present)| *present) {
+        Some((name, _)) => Err(ctx.err(field(name), format!("applies to {what} only"))),
+        None => Ok(()),
+    }
+}
+
 /// The output queue of link `p` (`links[i]`).
 fn resolve_queue(
     ctx: &Ctx<'_>,
@@ -1502,10 +1521,8 @@ fn resolve_queue(
         ("mark_above_max_th", q.mark_above_max_th.is_some()),
         ("ns2_quirks", q.ns2_quirks.is_some()),
     ];
-    if q.kind != QueueKind::Red
-        && let Some((name, _)) = red_only.iter().find(|(_, given)| *given)
-    {
-        return Err(ctx.err(field(name), "applies to kind = \"red\" only"));
+    if q.kind != QueueKind::Red {
+        only_for(ctx, field, &red_only, "kind = \"red\"")?;
     }
     if q.kind != QueueKind::Droptail && (q.drop_front || q.semantics != LimitSemanticsName::Ns2) {
         let name = if q.drop_front {
@@ -1521,10 +1538,8 @@ fn resolve_queue(
         ("max_packet_size", q.max_packet_size.is_some()),
         ("cbq_ns2_fallback", q.cbq_ns2_fallback.is_some()),
     ];
-    if q.kind != QueueKind::Cbq
-        && let Some((name, _)) = cbq_only.iter().find(|(_, given)| *given)
-    {
-        return Err(ctx.err(field(name), "applies to kind = \"cbq\" only"));
+    if q.kind != QueueKind::Cbq {
+        only_for(ctx, field, &cbq_only, "kind = \"cbq\"")?;
     }
     if !matches!(q.kind, QueueKind::Priority | QueueKind::Cbq) && q.classes.is_some() {
         return Err(ctx.err(
@@ -1541,17 +1556,12 @@ fn resolve_queue(
             .as_ref()
             .filter(|c| !c.is_empty())
             .ok_or_else(|| ctx.err(field("classes"), "give the classes, highest priority first"))?;
-        if q.limit_packets.is_some() || q.limit_bytes.is_some() {
-            let name = if q.limit_packets.is_some() {
-                "limit_packets"
-            } else {
-                "limit_bytes"
-            };
-            return Err(ctx.err(
-                field(name),
-                "a priority queue's limits are per class (classes[i].limit_packets)",
-            ));
-        }
+        no_queue_limit(
+            ctx,
+            field,
+            q,
+            "a priority queue's limits are per class (classes[i].limit_packets)",
+        )?;
         let mut limits = Vec::new();
         for (i, class) in classes.iter().enumerate() {
             let cbq_field = [
