@@ -20,6 +20,7 @@ OPTIONAL = (
     "transfers",
     "atm_ports",
     "atm_vcs",
+    "atm_series",
 )
 
 
@@ -104,6 +105,10 @@ class Results:
     @property
     def atm_vcs(self) -> pd.DataFrame:
         return self.table("atm_vcs")
+
+    @property
+    def atm_series(self) -> pd.DataFrame:
+        return self.table("atm_series")
 
     def write(self, directory: str | Path) -> list[Path]:
         """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its

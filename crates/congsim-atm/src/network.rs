@@ -384,6 +384,11 @@ impl AtmNetwork {
         out.append(&mut self.scheduled);
     }
 
+    /// Cells in port `link`'s buffer at `now` (0 for a link that is not ATM).
+    pub fn queue_cells(&self, link: usize, now: SimTime) -> u64 {
+        self.ports[link].as_ref().map_or(0, |p| p.queue_cells(now))
+    }
+
     /// Port `link`'s counters at `end` (`None` for a link that is not ATM).
     pub fn port_stats(&self, link: usize, end: SimTime) -> Option<PortStats> {
         self.ports[link].as_ref().map(|p| p.stats_at(end))

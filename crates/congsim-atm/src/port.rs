@@ -354,6 +354,16 @@ impl Port {
         ((cell, hop), self.pipe.front().map(|&(t, ..)| t))
     }
 
+    /// Cells in the buffer at `now` (the one in transmission included), as the last offer left
+    /// it: transmissions end in order, so those still running are a suffix.
+    pub fn queue_cells(&self, now: SimTime) -> u64 {
+        let view = View {
+            buffer: &self.buffer,
+            vbr: None,
+        };
+        view.abr_queue(now)
+    }
+
     /// The counters as they stand at `end`.
     pub fn stats_at(&self, end: SimTime) -> PortStats {
         let queued = self.buffer.iter().filter(|&&(done, _)| done > end).count() as u64;

@@ -154,6 +154,9 @@ struct Series {
     link_time_s: Vec<f64>,
     link: Vec<String>,
     queue_packets: Vec<u64>,
+    atm_time_s: Vec<f64>,
+    atm_link: Vec<String>,
+    atm_queue_cells: Vec<u64>,
 }
 
 /// The time-sequence trace, column by column.
@@ -225,6 +228,8 @@ pub struct RunResult {
     pub atm_ports: Option<Table>,
     /// One row per ATM virtual circuit (when the scenario has ATM links).
     pub atm_vcs: Option<Table>,
+    /// ATM port queues sampled with the other series (ATM links and `series_interval`).
+    pub atm_series: Option<Table>,
     /// Packet captures: `(file name, pcap bytes)`.
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
@@ -233,7 +238,7 @@ pub struct RunResult {
 
 impl RunResult {
     /// Every table by name, `None` for an optional one the run did not produce.
-    pub fn tables(&self) -> [(&'static str, Option<&Table>); 12] {
+    pub fn tables(&self) -> [(&'static str, Option<&Table>); 13] {
         [
             ("flows", Some(&self.flows)),
             ("links", Some(&self.links)),
@@ -247,6 +252,7 @@ impl RunResult {
             ("transfers", self.transfers.as_ref()),
             ("atm_ports", self.atm_ports.as_ref()),
             ("atm_vcs", self.atm_vcs.as_ref()),
+            ("atm_series", self.atm_series.as_ref()),
         ]
     }
 }
@@ -1249,12 +1255,20 @@ impl<'a> Simulation<'a> {
                 bytes as f64 * 8.0 / interval
             });
         }
-        // ATM links queue cells, reported in the atm_ports table instead.
-        let ip_links = self.links.iter_mut().zip(&self.scenario.links);
-        for (link, spec) in ip_links.filter(|(_, spec)| spec.atm.is_none()) {
-            series.link_time_s.push(t);
-            series.link.push(spec.name.clone());
-            series.queue_packets.push(link.queue_len_packets(now));
+        for (i, (link, spec)) in self.links.iter_mut().zip(&self.scenario.links).enumerate() {
+            // ATM links queue cells: their own series.
+            match &self.atm {
+                Some(atm) if atm.is_atm(i) => {
+                    series.atm_time_s.push(t);
+                    series.atm_link.push(spec.name.clone());
+                    series.atm_queue_cells.push(atm.queue_cells(i, now));
+                }
+                _ => {
+                    series.link_time_s.push(t);
+                    series.link.push(spec.name.clone());
+                    series.queue_packets.push(link.queue_len_packets(now));
+                }
+            }
         }
     }
 
@@ -1616,7 +1630,7 @@ impl<'a> Simulation<'a> {
         }
         summary.push("events", Column::U64(vec![self.queue.events_processed()]));
 
-        let (flow_series, link_series) = match self.series {
+        let (flow_series, link_series, atm_series) = match self.series {
             Some(series) => {
                 let mut fs = Table::default();
                 fs.push("time_s", Column::F64(series.flow_time_s));
@@ -1628,9 +1642,16 @@ impl<'a> Simulation<'a> {
                 ls.push("time_s", Column::F64(series.link_time_s));
                 ls.push("link", Column::Str(series.link));
                 ls.push("queue_packets", Column::U64(series.queue_packets));
-                (Some(fs), Some(ls))
+                let atm = self.atm.is_some().then(|| {
+                    let mut t = Table::default();
+                    t.push("time_s", Column::F64(series.atm_time_s));
+                    t.push("link", Column::Str(series.atm_link));
+                    t.push("queue_cells", Column::U64(series.atm_queue_cells));
+                    t
+                });
+                (Some(fs), Some(ls), atm)
             }
-            None => (None, None),
+            None => (None, None, None),
         };
         let tcp_events = s.tcp_events.then(|| {
             let mut t = Table::default();
@@ -1706,6 +1727,7 @@ impl<'a> Simulation<'a> {
             transfers,
             atm_ports,
             atm_vcs,
+            atm_series,
             captures,
             links,
             summary,

@@ -143,15 +143,24 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
     ax.set_yscale("log")
     ax.legend(fontsize=7)
     figures.append(("Congestion window of the first flows", fig))
-    links = pd.read_parquet(traces / "link_series.parquet")
-    busiest = links.groupby("link")["queue_packets"].mean().idxmax()
-    one = links[links["link"] == busiest]
-    fig = _new_figure()
-    ax = fig.add_subplot()
-    ax.step(one["time_s"], one["queue_packets"], where="post")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel(f"queue on {busiest} (packets)")
-    figures.append((f"Queue length on {busiest}", fig))
+    # The busiest queue: an IP link's in packets, else an ATM port's in cells.
+    for name, column, unit in (
+        ("link_series", "queue_packets", "packets"),
+        ("atm_series", "queue_cells", "cells"),
+    ):
+        path = traces / f"{name}.parquet"
+        links = pd.read_parquet(path) if path.exists() else pd.DataFrame()
+        if links.empty:
+            continue
+        busiest = links.groupby("link")[column].mean().idxmax()
+        one = links[links["link"] == busiest]
+        fig = _new_figure()
+        ax = fig.add_subplot()
+        ax.step(one["time_s"], one[column], where="post")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(f"queue on {busiest} ({unit})")
+        figures.append((f"Queue length on {busiest}", fig))
+        break
     return figures
 
 

@@ -760,8 +760,9 @@ def _write_traces(folder: Path, tables: dict[str, Any], params: Mapping[str, obj
     import pyarrow.parquet as pq
 
     folder.mkdir(parents=True, exist_ok=True)
-    for name in ("flow_series", "link_series"):
-        pq.write_table(pa.table(tables[name]), folder / f"{name}.parquet")
+    for name in ("flow_series", "link_series", "atm_series"):
+        if name in tables:
+            pq.write_table(pa.table(tables[name]), folder / f"{name}.parquet")
     for file, data in tables.get("captures", {}).items():
         (folder / file).write_bytes(data)
     (folder / "configuration.json").write_text(json.dumps(params) + "\n", encoding="utf-8")
