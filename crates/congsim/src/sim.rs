@@ -329,6 +329,7 @@ impl<'a> Simulation<'a> {
                             config,
                             class_of,
                             default_class,
+                            ..
                         } => Qdisc::Cbq(Box::new(Cbq::new(
                             config,
                             Classifier::new(class_of.clone(), *default_class),
@@ -811,6 +812,18 @@ impl<'a> Simulation<'a> {
         t.push(
             "class",
             Column::U64(rows.iter().map(|r| r.1 as u64).collect()),
+        );
+        // CBQ classes by their names; priority classes are known by their rank.
+        let name_of = |link: &str, c: usize| -> String {
+            let spec = self.scenario.links.iter().find(|l| l.name == link);
+            match spec.map(|l| &l.queue) {
+                Some(QueueDiscipline::Cbq { names, .. }) => names[c].clone(),
+                _ => format!("priority {c}"),
+            }
+        };
+        t.push(
+            "name",
+            Column::Str(rows.iter().map(|r| name_of(r.0, r.1)).collect()),
         );
         t.push(
             "arrivals",

@@ -810,6 +810,10 @@ fn cbq_agrees_with_the_priority_queue_and_caps_a_class_that_may_not_borrow() {
     let classes = f64_col(&by_cbq, "classes", "throughput_bps");
     // Root, CBR and TCP classes of r->b, then of b->r (the link is duplex).
     assert_eq!(classes.len(), 6);
+    match by_cbq.classes.as_ref().unwrap().column("name") {
+        Some(Column::Str(names)) => assert_eq!(&names[..3], ["link", "cbr", "tcp"]),
+        other => panic!("no class names: {other:?}"),
+    }
     assert_eq!(classes[0], 0.0, "the root holds no packets");
     assert!((classes[1] - 25e6).abs() < 25e6 * 0.01, "{classes:?}");
 

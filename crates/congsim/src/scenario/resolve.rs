@@ -45,9 +45,11 @@ pub enum QueueDiscipline {
         class_of: Vec<usize>,
         default_class: usize,
     },
-    /// CBQ: the class tree; `class_of` and `default_class` name leaves.
+    /// CBQ: the class tree (and the classes' names); `class_of` and `default_class` name
+    /// leaves.
     Cbq {
         config: Box<CbqConfig>,
+        names: Vec<String>,
         class_of: Vec<usize>,
         default_class: usize,
     },
@@ -712,6 +714,7 @@ fn assign_classes(
                     config,
                     class_of,
                     default_class,
+                    ..
                 } => {
                     let leaves: Vec<usize> = (0..config.classes.len())
                         .filter(|&c| config.classes.iter().all(|k| k.parent != Some(c)))
@@ -1446,6 +1449,10 @@ fn resolve_cbq(ctx: &Ctx<'_>, p: &str, spec: &LinkSpec) -> Result<QueueDisciplin
             .ok_or_else(|| ctx.err(field("max_packet_size"), "must be 1B to 4GB"))?,
     };
     Ok(QueueDiscipline::Cbq {
+        names: classes
+            .iter()
+            .map(|c| c.name.clone().unwrap_or_default())
+            .collect(),
         config: Box::new(CbqConfig {
             link_rate: spec.rate.value,
             link_sharing: match q.link_sharing {
