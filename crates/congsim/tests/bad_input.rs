@@ -465,6 +465,16 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: vbr[0]: VBR sources need ATM links (atm = true)",
         ),
         (
+            "a segment too large for AAL5",
+            Box::new(|b| {
+                format!(
+                    "{}[tcp]\npacket_size = \"65495B\"\nheader_bytes = 100\n",
+                    b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
+                )
+            }),
+            "bad.toml: tcp.packet_size: flow \"flow0\" runs over ATM: a segment with its headers must fit one AAL5 frame (at most 65535 bytes)",
+        ),
+        (
             "a path mixing ATM and IP links",
             Box::new(|b| {
                 b.replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]")

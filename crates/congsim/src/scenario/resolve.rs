@@ -1141,6 +1141,32 @@ fn resolve_atm(
             ..base
         })
     };
+    // An AAL5 frame carries at most 65535 bytes (and its cells are numbered in 16 bits).
+    let on_atm = |from: NodeId, to: NodeId| {
+        routes[from.index()][to.index()].is_some_and(|l| links[l.index()].atm.is_some())
+    };
+    for f in flows.iter().filter(|f| on_atm(f.src, f.dst)) {
+        if f.sender.mss + f.sender.header_bytes > AAL5_MAX_SDU_BYTES {
+            return Err(ctx.err(
+                "tcp.packet_size",
+                format!(
+                    "flow \"{}\" runs over ATM: a segment with its headers must fit one AAL5 frame (at most {AAL5_MAX_SDU_BYTES} bytes)",
+                    f.name
+                ),
+            ));
+        }
+    }
+    for c in cbr.iter().filter(|c| on_atm(c.src, c.dst)) {
+        if c.config.packet_bytes > AAL5_MAX_SDU_BYTES {
+            return Err(ctx.err(
+                "cbr",
+                format!(
+                    "CBR source \"{}\" runs over ATM: a packet must fit one AAL5 frame (at most {AAL5_MAX_SDU_BYTES} bytes)",
+                    c.name
+                ),
+            ));
+        }
+    }
     for link in links.iter_mut() {
         let rate = link.rate;
         if let Some(port) = &mut link.atm
@@ -1246,6 +1272,8 @@ fn resolve_atm(
     }))
 }
 
+/// The largest AAL5 CPCS-PDU payload.
+const AAL5_MAX_SDU_BYTES: u32 = 65535;
 /// Bits of one cell on the wire.
 const CELL_BITS: u32 = congsim_atm::CELL_BYTES * 8;
 
