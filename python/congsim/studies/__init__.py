@@ -584,11 +584,12 @@ STUDIES: dict[str, Study] = {
                 "each VBR 'solution'; both 30 ms and 10 ms VBR periods run against it. Without VBR "
                 "the queues stay within a few round trips as the paper's do; with VBR every period "
                 "drives ERICA's queue to the TCP windows' limit here, 30 and 100 ms included (the "
-                "paper's stay near 1.1 round trips), and ERICA+ holds it only at 30 ms. The cause is "
-                "ERICA's under-load step: window-limited TCP sources use far less than their CCR, "
-                "the port sees low load and hands out MaxAllocPrev, and the next burst fills the "
-                "queue. Measuring each VC's rate instead of trusting CCR (erica.measured_ccr, spec "
-                "7.3's ablation) bounds every queue, below the paper's."
+                "paper's stay near 1.1 round trips), and ERICA+ holds it only at 30 ms. Greedy ABR "
+                "sources without TCP show the same growth: after VBR changes, a slowed source "
+                "sends a forward RM cell only every 32 cells, ERICA's CCR table keeps its old "
+                "rate, and in an under-loaded interval CCR/z hands that rate back. Measuring each "
+                "VC's rate instead of trusting CCR (erica.measured_ccr, spec 7.3's ablation) "
+                "bounds every queue, below the paper's."
             ),
         ),
         Study(
