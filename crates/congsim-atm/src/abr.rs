@@ -151,11 +151,6 @@ impl AbrSource {
         &self.stats
     }
 
-    /// Data cells waiting for their slots.
-    pub fn queued_cells(&self) -> usize {
-        self.data.len()
-    }
-
     /// Queues the cells of a datagram of `bytes`, if the UNI buffer has room for the whole
     /// datagram (spec `atm.md` §2.4); returns whether it did.
     pub fn push_frame(&mut self, bytes: u64, cells: impl IntoIterator<Item = Cell>) -> bool {

@@ -18,7 +18,7 @@
 //! Backward RM cells ride the reverse VC's path but speak for their owner: at each switch on
 //! the way, the port that carries the owner forward writes its feedback into them.
 
-use crate::aal5::{Cell, Reassembled, Reassembler, Segmenter};
+use crate::aal5::{Cell, Reassembled, Reassembler, Segmenter, cells_for};
 use crate::abr::{AbrDestination, AbrParams, AbrSource, AbrStats, Emitted};
 use crate::port::{Port, PortConfig, PortStats};
 use congsim_core::time::SimTime;
@@ -213,22 +213,21 @@ impl AtmNetwork {
     pub fn send(&mut self, now: SimTime, vc: VcId, pkt: Packet) {
         let v = self.vcs[vc.0 as usize].as_mut().expect("an open VC");
         v.stats.frames_sent += 1;
-        let bytes = u64::from(pkt.size_bytes);
+        let (bytes, n_cells) = (
+            u64::from(pkt.size_bytes),
+            u64::from(cells_for(pkt.size_bytes)),
+        );
         let cells = v.segmenter.segment(vc.0, pkt.size_bytes, pkt);
         if let Some(source) = &mut v.source {
-            let before = source.queued_cells();
             // A datagram the UNI buffer refuses is lost; reassembly skips its frame number.
-            source.push_frame(bytes, cells);
-            v.stats.cells_sent += (source.queued_cells() - before) as u64;
+            if source.push_frame(bytes, cells) {
+                v.stats.cells_sent += n_cells;
+            }
             self.wake_source(now, vc.0);
             return;
         }
+        v.stats.cells_sent += n_cells;
         for cell in cells {
-            self.vcs[vc.0 as usize]
-                .as_mut()
-                .expect("an open VC")
-                .stats
-                .cells_sent += 1;
             self.forward(now, cell, 0);
         }
     }
