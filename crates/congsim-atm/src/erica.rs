@@ -19,6 +19,19 @@ pub enum AbrCapacity {
     TargetLinkMinusVbr,
 }
 
+/// A slow source sends a forward RM cell only every `Nrm` cells, so the CCR in ERICA's table can
+/// be the rate the source had before it obeyed the ER this port last gave it, and `CCR/z` would
+/// hand the stale rate back. The cap counts the CCR as at most that ER (deviation D24).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcrCap {
+    /// The table CCR as it is (ERICA's pseudo-code).
+    Never,
+    /// While no forward RM cell has arrived since the last ER was given (modified ERICA).
+    WhenStale,
+    /// Always: the source is taken to obey the last ER at once (ERICA+).
+    Always,
+}
+
 /// ERICA+'s queue control: the target utilisation becomes `f(q)` (spec §7.4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueueControl {
@@ -60,6 +73,8 @@ pub struct EricaConfig {
     pub decayed_vc_count: bool,
     /// CCR measured per VC over the interval instead of read from forward RM cells.
     pub measured_ccr: bool,
+    /// When a VC's CCR counts as at most the ER this port last gave it (deviation D24).
+    pub ccr_cap: CcrCap,
     /// ERICA+.
     pub queue_control: Option<QueueControl>,
 }
@@ -75,6 +90,7 @@ impl EricaConfig {
             immediate_fair_share: false,
             bidirectional_counting: false,
             decayed_vc_count: false,
+            ccr_cap: CcrCap::Never,
             ..Self::modified(capacity)
         }
     }
@@ -96,20 +112,54 @@ impl EricaConfig {
             bidirectional_counting: true,
             decayed_vc_count: true,
             measured_ccr: false,
+            ccr_cap: CcrCap::WhenStale,
             queue_control: None,
+        }
+    }
+
+    /// ERICA+: modified ERICA with the target driven by the queue (T0 = 0.5 ms, spec §7.4) and
+    /// CCRs always capped by the last ER.
+    pub fn plus(capacity: f64) -> Self {
+        Self {
+            ccr_cap: CcrCap::Always,
+            queue_control: Some(QueueControl {
+                target_delay: SimDuration::from_micros(500),
+                k_under: 1.15,
+                k_over: 1.05,
+                qdlf: 0.5,
+            }),
+            ..Self::modified(capacity)
         }
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct VcState {
     ccr: f64,
     seen_this: bool,
     seen_last: bool,
     contrib: f64,
     brm_seen_this: bool,
+    /// The ER this port last gave the VC (infinite before its first feedback).
     last_er: f64,
     cells: u64,
+    /// A forward RM cell has updated `ccr` since `last_er` was given.
+    ccr_newer_than_er: bool,
+}
+
+impl Default for VcState {
+    fn default() -> Self {
+        Self {
+            ccr: 0.0,
+            seen_this: false,
+            seen_last: false,
+            contrib: 0.0,
+            brm_seen_this: false,
+            last_er: f64::INFINITY,
+            cells: 0,
+            ccr_newer_than_er: false,
+        }
+    }
 }
 
 /// What an interval's end needs from the port.
@@ -225,6 +275,7 @@ impl Erica {
         state.cells += 1;
         if let (Some(ccr), false) = (frm_ccr, measured) {
             state.ccr = ccr;
+            state.ccr_newer_than_er = true;
         }
         self.mark_active(vc);
         if self.abr_cells >= u64::from(self.config.interval_cells) {
@@ -322,8 +373,18 @@ impl Erica {
         let er = if config.one_er_per_interval && state.brm_seen_this {
             state.last_er
         } else {
+            let capped = match config.ccr_cap {
+                CcrCap::Never => false,
+                CcrCap::WhenStale => !state.ccr_newer_than_er,
+                CcrCap::Always => true,
+            };
+            let ccr = if capped {
+                state.ccr.min(state.last_er)
+            } else {
+                state.ccr
+            };
             let share = if z.is_finite() && z > 0.0 {
-                state.ccr / z
+                ccr / z
             } else {
                 0.0
             };
@@ -332,11 +393,12 @@ impl Erica {
             } else {
                 prev.max(share)
             };
-            if config.clamp_slow_vcs && er > fs && state.ccr < fs {
+            if config.clamp_slow_vcs && er > fs && ccr < fs {
                 er = fs;
             }
             er = er.min(cap);
             state.last_er = er;
+            state.ccr_newer_than_er = false;
             state.brm_seen_this = true;
             er
         };
@@ -511,6 +573,54 @@ mod tests {
         let mut again = brm(1, 0.5 * C);
         e.feedback(after(2) + SimDuration::from_ps(1), &mut again, &Quiet);
         assert_eq!(again.er, slow.er);
+    }
+
+    #[test]
+    fn a_stale_ccr_counts_as_at_most_the_last_er_given() {
+        // Interval 1: two VCs at 0.6 C (z = 4/3, FS = 0.45 C): VC 0 is told 0.45 C. Interval 2:
+        // the VCs send 0.3 C each with no forward RM cell, so VC 0's table CCR is still 0.6 C
+        // (z = 2/3). Interval 3: 0.4 C each (z = 8/9), and FRMs report 0.8 C.
+        let span = SimDuration::from_millis(1);
+        let after = |k: u64| SimTime::from_ps(k * span.as_ps() + 1);
+        let per_vc = |rate: f64| (rate * 1e-3).round() as u64;
+        let ers = |cap: CcrCap| -> [f64; 3] {
+            let mut e = Erica::new(EricaConfig {
+                interval_cells: 1_000_000,
+                ccr_cap: cap,
+                ..plain()
+            });
+            let mut ers = [0.0; 3];
+            for (k, er) in ers.iter_mut().enumerate() {
+                let (rate, frm) = match k {
+                    0 => (0.6 * C, Some(0.6 * C)),
+                    1 => (0.3 * C, None),
+                    _ => (0.4 * C, Some(0.8 * C)),
+                };
+                let start = SimTime::from_ps(k as u64 * span.as_ps());
+                let n = 2 * per_vc(rate);
+                for i in 0..n {
+                    let at = start + SimDuration::from_ps(span.as_ps() * i / n);
+                    let ccr = frm.filter(|_| i < 2);
+                    e.on_forward_cell(at, (i % 2) as u32, ccr, &Quiet);
+                }
+                let mut rm = brm(0, 0.6 * C);
+                e.feedback(after(k as u64 + 1), &mut rm, &Quiet);
+                *er = rm.er / C;
+            }
+            ers
+        };
+        let close = |got: [f64; 3], want: [f64; 3]| {
+            got.iter().zip(want).all(|(g, w)| (g - w).abs() < 0.002)
+        };
+        // Uncapped: 0.6 / (2/3), then 0.8 / (8/9), both at the ABR capacity 0.9 C.
+        let never = ers(CcrCap::Never);
+        assert!(close(never, [0.45, 0.9, 0.9]), "{never:?}");
+        // Capped while stale: min(0.6, 0.45) / (2/3) = 0.675 C; the fresh FRM lifts the cap.
+        let stale = ers(CcrCap::WhenStale);
+        assert!(close(stale, [0.45, 0.675, 0.9]), "{stale:?}");
+        // Always capped: min(0.8, 0.675) / (8/9) = 0.759 C.
+        let always = ers(CcrCap::Always);
+        assert!(close(always, [0.45, 0.675, 0.759]), "{always:?}");
     }
 
     #[test]

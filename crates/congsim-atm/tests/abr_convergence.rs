@@ -3,9 +3,10 @@
 //! rates that water-filling gives.
 
 use congsim_atm::abr::AbrParams;
-use congsim_atm::erica::EricaConfig;
+use congsim_atm::erica::{CcrCap, EricaConfig};
 use congsim_atm::network::AbrService;
 use congsim_atm::port::SwitchConfig;
+use congsim_atm::vbr::VbrConfig;
 use congsim_atm::{AtmEvent, AtmNetwork, PortConfig, UbrPolicy, VcId};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
@@ -21,6 +22,9 @@ struct Topology {
     links: Vec<(usize, usize)>,
     hosts: Vec<bool>,
     erica: EricaConfig,
+    delay: SimDuration,
+    /// Background VBR entering link 0's port (the first pair given).
+    vbr: Option<VbrConfig>,
 }
 
 fn basic_erica() -> EricaConfig {
@@ -38,6 +42,8 @@ impl Topology {
             links,
             hosts: nodes.iter().map(|n| n.starts_with('h')).collect(),
             erica,
+            delay: SimDuration::from_micros(5),
+            vbr: None,
         }
     }
 
@@ -68,15 +74,16 @@ impl Topology {
         let ports = self
             .links
             .iter()
-            .map(|&(from, _)| {
+            .enumerate()
+            .map(|(link, &(from, _))| {
                 Some(PortConfig {
                     rate: Rate::from_bps(OC3_BPS).expect("a rate"),
-                    delay: SimDuration::from_micros(5),
+                    delay: self.delay,
                     capacity_cells: None,
                     policy: UbrPolicy::TailDrop,
                     ppd_after_overflow: false,
                     switch: (!self.hosts[from]).then(|| SwitchConfig::Erica(self.erica.clone())),
-                    vbr: None,
+                    vbr: self.vbr.clone().filter(|_| link == 0),
                 })
             })
             .collect();
@@ -155,9 +162,8 @@ fn run(net: &mut AtmNetwork, until: SimTime, vcs: &[VcId]) -> Vec<f64> {
     sums.iter().map(|s| s / f64::from(samples)).collect()
 }
 
-/// N greedy sources through sw1 -> sw2 for 100 ms (a LAN: 30 us round trips, 1 ms intervals):
-/// each source's mean ACR over the last 50 ms, over `U · C / N`.
-fn one_bottleneck(n: usize, erica: EricaConfig) -> Vec<f64> {
+/// N greedy sources `hs{i} -> sw1 -> sw2 -> hd{i}`, opened as connections 0..N.
+fn one_bottleneck_topology(n: usize, erica: EricaConfig) -> (Topology, Vec<(usize, usize)>) {
     let names: Vec<(String, String)> = (0..n)
         .map(|i| (format!("hs{i}"), format!("hd{i}")))
         .collect();
@@ -171,13 +177,24 @@ fn one_bottleneck(n: usize, erica: EricaConfig) -> Vec<f64> {
         pairs.push((s.as_str(), "sw1"));
         pairs.push(("sw2", d.as_str()));
     }
-    let topo = Topology::new(&nodes, &pairs, erica);
-    let end = SimTime::from_millis(100);
+    let ends = (0..n).map(|i| (2 + 2 * i, 3 + 2 * i)).collect();
+    (Topology::new(&nodes, &pairs, erica), ends)
+}
+
+fn open_all(topo: &Topology, ends: &[(usize, usize)], end: SimTime) -> (AtmNetwork, Vec<VcId>) {
     let mut net = topo.network(end);
-    for i in 0..n {
-        topo.connect(&mut net, i as u32, 2 + 2 * i, 3 + 2 * i);
+    for (k, &(s, d)) in ends.iter().enumerate() {
+        topo.connect(&mut net, k as u32, s, d);
     }
-    let vcs: Vec<VcId> = (0..n).map(|i| VcId(2 * i as u32)).collect();
+    (net, (0..ends.len()).map(|k| VcId(2 * k as u32)).collect())
+}
+
+/// N greedy sources through sw1 -> sw2 for 100 ms (a LAN: 30 us round trips, 1 ms intervals):
+/// each source's mean ACR over the last 50 ms, over `U · C / N`.
+fn one_bottleneck(n: usize, erica: EricaConfig) -> Vec<f64> {
+    let (topo, ends) = one_bottleneck_topology(n, erica);
+    let end = SimTime::from_millis(100);
+    let (mut net, vcs) = open_all(&topo, &ends, end);
     let share = 0.9 * C / n as f64;
     run(&mut net, end, &vcs)
         .iter()
@@ -257,5 +274,64 @@ fn greedy_sources_on_two_bottlenecks_converge_to_max_min_rates() {
                 topo.erica.max_min_step
             );
         }
+    }
+}
+
+/// Fifteen greedy sources on a WAN (5 ms links, 30 ms round trips) beside VBR taking 0.8 C
+/// for `on_off` of every `2 · on_off` at the bottleneck, for 1.2 s: the bottleneck's largest
+/// queue in the first and the second half of the run, in round trips (30 ms of cells).
+fn queue_beside_vbr(erica: EricaConfig, on_off: SimDuration) -> (f64, f64) {
+    let (mut topo, ends) = one_bottleneck_topology(15, erica);
+    topo.delay = SimDuration::from_millis(5);
+    topo.vbr = Some(VbrConfig {
+        rate: 0.8 * C,
+        on: on_off,
+        off: on_off,
+        start: SimTime::from_millis(2),
+    });
+    let end = SimTime::from_millis(1200);
+    let (mut net, vcs) = open_all(&topo, &ends, end);
+    run(&mut net, end, &vcs);
+    let stats = net.port_stats(0, end).expect("an ATM port");
+    let rtt_cells = 0.030 * C;
+    (
+        stats.max_queue_cells_first_half as f64 / rtt_cells,
+        stats.max_queue_cells as f64 / rtt_cells,
+    )
+}
+
+#[test]
+fn erica_bounds_the_queue_beside_slow_vbr_and_only_erica_plus_beside_fast_vbr() {
+    // Each VBR onset queues what the sources send in one feedback delay. With 30 ms periods
+    // modified ERICA drains it before the next onset, as long as the table CCRs of slowed
+    // sources are not handed back (without the cap the queue grows period after period); with
+    // 10 and 1 ms periods, shorter than the round trip, it cannot and the queue grows (seed
+    // 001), while ERICA+ keeps it within a fraction of a round trip.
+    let modified = EricaConfig::modified(C);
+    let uncapped = EricaConfig {
+        ccr_cap: CcrCap::Never,
+        ..modified.clone()
+    };
+    let ms = SimDuration::from_millis;
+    for erica in [modified.clone(), EricaConfig::plus(C)] {
+        let (first, whole) = queue_beside_vbr(erica, ms(30));
+        assert!(
+            whole < 1.5 && whole <= first * 1.05,
+            "30 ms VBR: {first:.2} then {whole:.2} RTT"
+        );
+    }
+    let (first, whole) = queue_beside_vbr(uncapped, ms(30));
+    assert!(
+        whole > 1.5 * first,
+        "uncapped, 30 ms VBR: {first:.2} then {whole:.2} RTT"
+    );
+    for period in [10, 1] {
+        let (first, whole) = queue_beside_vbr(modified.clone(), ms(period));
+        assert!(
+            whole > 1.5 * first && whole > 5.0,
+            "ERICA, {period} ms VBR: {first:.2} then {whole:.2} RTT"
+        );
+        let (_, whole) = queue_beside_vbr(EricaConfig::plus(C), ms(period));
+        assert!(whole < 0.6, "ERICA+, {period} ms VBR: {whole:.2} RTT");
     }
 }

@@ -6,7 +6,7 @@ use super::schema::*;
 use crate::transfers::SizeLaw;
 use congsim_atm::UbrPolicy;
 use congsim_atm::abr::AbrParams;
-use congsim_atm::erica::{AbrCapacity, EprcaConfig, EricaConfig, QueueControl};
+use congsim_atm::erica::{AbrCapacity, CcrCap, EprcaConfig, EricaConfig, QueueControl};
 use congsim_atm::network::AbrService;
 use congsim_atm::port::SwitchConfig;
 use congsim_atm::vbr::VbrConfig;
@@ -1111,10 +1111,10 @@ fn resolve_atm(
                 very_congested_threshold: eprca.very_congested_threshold.unwrap_or(2000),
             });
         }
-        let base = if switch_name == SwitchName::Erica {
-            EricaConfig::basic(capacity)
-        } else {
-            EricaConfig::modified(capacity)
+        let base = match switch_name {
+            SwitchName::Erica => EricaConfig::basic(capacity),
+            SwitchName::EricaPlus => EricaConfig::plus(capacity),
+            SwitchName::ModifiedErica | SwitchName::Eprca => EricaConfig::modified(capacity),
         };
         SwitchConfig::Erica(EricaConfig {
             target: erica.target.unwrap_or(base.target),
@@ -1129,14 +1129,20 @@ fn resolve_atm(
                 Some(AbrCapacityName::TargetLinkMinusVbr) => AbrCapacity::TargetLinkMinusVbr,
             },
             measured_ccr: erica.measured_ccr.unwrap_or(false),
-            queue_control: (switch_name == SwitchName::EricaPlus).then(|| QueueControl {
+            ccr_cap: match erica.ccr_cap {
+                None => base.ccr_cap,
+                Some(CcrCapName::Never) => CcrCap::Never,
+                Some(CcrCapName::WhenStale) => CcrCap::WhenStale,
+                Some(CcrCapName::Always) => CcrCap::Always,
+            },
+            queue_control: base.queue_control.map(|qc| QueueControl {
                 target_delay: erica
                     .target_delay
                     .as_ref()
-                    .map_or(SimDuration::from_micros(500), |d| d.value),
-                k_under: erica.k_under.unwrap_or(1.15),
-                k_over: erica.k_over.unwrap_or(1.05),
-                qdlf: erica.qdlf.unwrap_or(0.5),
+                    .map_or(qc.target_delay, |d| d.value),
+                k_under: erica.k_under.unwrap_or(qc.k_under),
+                k_over: erica.k_over.unwrap_or(qc.k_over),
+                qdlf: erica.qdlf.unwrap_or(qc.qdlf),
             }),
             ..base
         })

@@ -147,6 +147,11 @@ pub struct EricaSpec {
     pub capacity: Option<AbrCapacityName>,
     /// Measure each VC's rate instead of reading CCR from RM cells; default false.
     pub measured_ccr: Option<bool>,
+    /// When a VC's CCR counts as at most the ER this port last gave it, so that a slowed
+    /// source's stale CCR is not handed back: `never` (default for erica), `when_stale` (no
+    /// forward RM cell since that ER; default for modified_erica) or `always` (default for
+    /// erica_plus).
+    pub ccr_cap: Option<CcrCapName>,
     /// ERICA+: target queueing delay T0; default 0.5ms.
     pub target_delay: Option<DurationText>,
     /// ERICA+: f(0), the under-load curve parameter; default 1.15.
@@ -155,6 +160,14 @@ pub struct EricaSpec {
     pub k_over: Option<f64>,
     /// ERICA+: queue drain limit factor; default 0.5.
     pub qdlf: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CcrCapName {
+    Never,
+    WhenStale,
+    Always,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
