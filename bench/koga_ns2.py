@@ -1,11 +1,16 @@
 """Seed 004 (Koga, Hori, Oie 2000) in congsim and in ns-2, side by side.
 
-The `koga2000` study's network for the only-TCP, large-CBR and multiple-CBR cases and the three
-variants, in congsim and in ns-2.35, both with CBQ at Node 1 (CBR class 30 %, priority 1; TCP
-class 70 %, priority 2; both may borrow; 200 packets each) and the ns2_2000 switches. Prints
-total TCP throughput and timeouts from both (ours: mean of 5 replications; ns-2: one run per
-configuration) and the time each simulator took for one run of every configuration. Needs ns-2
-(`apt-get install ns2`).
+Every configuration of the `koga2000` study (five CBR cases for Reno, NewReno and SACK, and the
+10 Reno + 10 SACK mix for the first three cases) in congsim and in ns-2.35, both with CBQ at
+Node 1 (CBR class 30 %, priority 1; TCP class 70 %, priority 2; both may borrow; 200 packets
+each) and the ns2_2000 switches. Prints total TCP throughput and timeouts from both (ours: mean
+of 5 replications; ns-2: one run per configuration) and the time each simulator took for one
+run of every configuration. Needs ns-2 (`apt-get install ns2`).
+
+Two CBR patterns translate approximately. Burst: every 10 ms the UDP agent sends 7500 bytes,
+which ns-2 splits into 15 back-to-back 500-byte packets, as congsim's burst does. Fluctuation:
+ns-2's `random_ 1` jitters each interval by U(-T/2, T/2) (cumulative), where congsim delays each
+packet of the grid by U(0, T) (deviation D18); both keep the mean rate.
 
     python bench/koga_ns2.py
 """
@@ -28,25 +33,61 @@ import congsim  # noqa: E402
 from congsim.studies import STUDIES  # noqa: E402
 from congsim.sweep import load_plan  # noqa: E402
 
-CASES = ("only-tcp", "large-cbr", "multiple-cbr")
-VARIANTS = {
+CASES = ("only-tcp", "large-cbr", "multiple-cbr", "fluctuation", "burst")
+AGENTS = {
     "reno": ("Agent/TCP/Reno", "Agent/TCPSink"),
     "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink"),
     "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
 }
+# The mix runs flows 1-10 with Reno and 11-20 with SACK (Table 5), for the first three cases.
+MIX = "reno+sack"
+MIX_CASES = CASES[:3]
+
+
+def configurations() -> list[tuple[str, str]]:
+    """(case, variant) of every koga2000 configuration, in the study's order."""
+    return [(c, v) for c in CASES for v in AGENTS] + [(c, MIX) for c in MIX_CASES]
+
+
+def agents(variant: str, flow: int) -> tuple[str, str]:
+    if variant == MIX:
+        return AGENTS["sack" if flow >= 10 else "reno"]
+    return AGENTS[variant]
 
 
 def cbr_schedule(case: str) -> list[tuple[float, list[tuple[float, float]]]]:
     """(rate in Mbps, on periods) of each CBR stream of a case, as the koga2000 plan sets them."""
     if case == "large-cbr":
         return [(30.0, [(0.0, 6.0), (14.0, 20.0)])]
-    if case == "multiple-cbr":
+    if case in ("multiple-cbr", "fluctuation", "burst"):
         return [(6.0, [(2.0 * i, 2.0 * i + 12.0)]) for i in range(5)]
     return []
 
 
+def cbr_tcl(k: int, case: str, mbps: float, periods: list[tuple[float, float]]) -> list[str]:
+    """Drives UDP agent `udp{k}`: a CBR application (jittered for fluctuation), or for burst
+    7500 bytes every 10 ms, which the agent sends as 15 back-to-back packets."""
+    if case == "burst":
+        burst_bytes = round(mbps * 1e6 / 8 * 0.010)
+        out = []
+        for start, stop in periods:
+            for slot in range(round((stop - start) / 0.010)):
+                out.append(f'$ns at {start + 0.010 * slot:.3f} "$udp{k} send {burst_bytes}"')
+        return out
+    out = [
+        f"set cbr{k} [new Application/Traffic/CBR]",
+        f"$cbr{k} set packetSize_ 500",
+        f"$cbr{k} set rate_ {mbps}Mb",
+        f"$cbr{k} attach-agent $udp{k}",
+    ]
+    if case == "fluctuation":
+        out.append(f"$cbr{k} set random_ 1")
+    for start, stop in periods:
+        out += [f'$ns at {start} "$cbr{k} start"', f'$ns at {stop} "$cbr{k} stop"']
+    return out
+
+
 def tcl(case: str, variant: str) -> str:
-    agent, sink = VARIANTS[variant]
     rate = "82Mb" if case == "only-tcp" else "100Mb"
     out = [
         "set ns [new Simulator]",
@@ -80,6 +121,7 @@ def tcl(case: str, variant: str) -> str:
     ]
     for i in range(20):
         delay = 3.0 + 4.0 * i / 19.0
+        agent, sink = agents(variant, i)
         out += [
             f"set s{i} [$ns node]",
             f"set d{i} [$ns node]",
@@ -108,13 +150,9 @@ def tcl(case: str, variant: str) -> str:
             f"set null{k} [new Agent/Null]",
             f"$ns attach-agent $e{k} $null{k}",
             f"$ns connect $udp{k} $null{k}",
-            f"set cbr{k} [new Application/Traffic/CBR]",
-            f"$cbr{k} set packetSize_ 500",
-            f"$cbr{k} set rate_ {mbps}Mb",
-            f"$cbr{k} attach-agent $udp{k}",
+            f"$udp{k} set packetSize_ 500",
         ]
-        for start, stop in periods:
-            out += [f'$ns at {start} "$cbr{k} start"', f'$ns at {stop} "$cbr{k} stop"']
+        out += cbr_tcl(k, case, mbps, periods)
     out += [
         "proc finish {} {",
         "    global sinks senders",
@@ -146,12 +184,13 @@ def ns2(case: str, variant: str) -> tuple[dict[str, float], float]:
 
 def ours(case: str, variant: str) -> tuple[dict[str, float], float]:
     plan = load_plan(STUDIES["koga2000"].plan_path())
+    mixed = variant == MIX
     runs = [
         r
         for r in plan.runs()
         if r.params.get("label") == case
-        and r.params.get("tcp.variant") == variant
-        and r.params.get("flows[10].tcp.variant") is None
+        and r.params.get("tcp.variant") == ("reno" if mixed else variant)
+        and (r.params.get("flows[10].tcp.variant") == "sack") == mixed
     ]
     rows, first_run_s = [], 0.0
     for run in runs:
@@ -170,18 +209,17 @@ def ours(case: str, variant: str) -> tuple[dict[str, float], float]:
 
 def main() -> None:
     have_ns2 = shutil.which("ns") is not None
-    print(f"{'case':13} {'variant':8} {'Mbps':>7} {'TO':>6} | ns-2: {'Mbps':>7} {'TO':>6}")
+    print(f"{'case':13} {'variant':9} {'Mbps':>7} {'TO':>6} | ns-2: {'Mbps':>7} {'TO':>6}")
     ours_s = ns2_s = 0.0
-    for case in CASES:
-        for variant in VARIANTS:
-            mine, t = ours(case, variant)
-            ours_s += t
-            line = f"{case:13} {variant:8} {mine['throughput_mbps']:7.1f} {mine['timeouts']:6.1f} |"
-            if have_ns2:
-                theirs, t = ns2(case, variant)
-                ns2_s += t
-                line += f"       {theirs['throughput_mbps']:7.1f} {theirs['timeouts']:6.0f}"
-            print(line)
+    for case, variant in configurations():
+        mine, t = ours(case, variant)
+        ours_s += t
+        line = f"{case:13} {variant:9} {mine['throughput_mbps']:7.1f} {mine['timeouts']:6.1f} |"
+        if have_ns2:
+            theirs, t = ns2(case, variant)
+            ns2_s += t
+            line += f"       {theirs['throughput_mbps']:7.1f} {theirs['timeouts']:6.0f}"
+        print(line, flush=True)
     print(f"one run of each configuration: congsim {ours_s:.2f} s", end="")
     print(f", ns-2 {ns2_s:.2f} s ({ns2_s / ours_s:.1f}x)" if have_ns2 else "")
 
