@@ -21,6 +21,7 @@
 use crate::aal5::{Cell, Reassembled, Reassembler, Segmenter, cells_for};
 use crate::abr::{AbrDestination, AbrParams, AbrSource, AbrStats, Emitted};
 use crate::port::{Port, PortConfig, PortStats};
+use congsim_core::rng::RngStream;
 use congsim_core::time::SimTime;
 use congsim_core::wire::Packet;
 use std::collections::VecDeque;
@@ -127,6 +128,14 @@ impl AtmNetwork {
             scheduled: Vec::new(),
             horizon,
             abr,
+        }
+    }
+
+    /// Makes the cells arriving within one cell time at link `link`'s port draw for its
+    /// buffer's last free place (deviation D25).
+    pub fn set_contention(&mut self, link: usize, rng: RngStream) {
+        if let Some(port) = self.ports.get_mut(link).and_then(Option::as_mut) {
+            port.set_contention(rng);
         }
     }
 

@@ -8,11 +8,18 @@
 //! next time a cell arrives: occupancy `X` counts the cell in transmission until its last bit
 //! has left, and a transmission that completes at the instant of an arrival frees its place
 //! first (spec §1.3's same-instant order).
+//!
+//! When the buffer is full, each departure frees one place. Taken by whichever cell arrives
+//! next, it goes to the same VC slot after slot: the sources' cells arrive on fixed phases of
+//! the cell clock, so one VC delivers whole frames while the others lose whole frames. A port
+//! given a contention stream instead makes the cells of one cell time draw for the last free
+//! place, as a fabric serving its inputs in random order would (deviation D25).
 
 use crate::aal5::{CELL_BYTES, Cell, RmCell};
 use crate::erica::{Eprca, EprcaConfig, Erica, EricaConfig, IntervalRecord, PortView};
 use crate::ubr::{Occupancy, UbrPolicy};
 use crate::vbr::{VbrConfig, VbrSource};
+use congsim_core::rng::RngStream;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::{Rate, SerializationClock};
 use std::collections::VecDeque;
@@ -108,6 +115,8 @@ struct VcState {
     mode: FrameMode,
     /// The frame now arriving has already lost a cell here.
     damaged: bool,
+    /// When the VC's last cell of an accepted frame arrived (contention for the last place).
+    last_arrival: Option<SimTime>,
 }
 
 impl Default for VcState {
@@ -117,6 +126,7 @@ impl Default for VcState {
             prev_eom: true,
             mode: FrameMode::Accept,
             damaged: false,
+            last_arrival: None,
         }
     }
 }
@@ -139,6 +149,13 @@ pub struct Port {
     vbr: Option<VbrSource>,
     /// Half the run: where the first-half maximum queue stops.
     half_time: SimTime,
+    /// Draws for the last free place among the VCs of one cell time; `None`: the first
+    /// arrival takes it.
+    contention: Option<RngStream>,
+    /// One cell time: the window whose arrivals compete.
+    cell_time: SimDuration,
+    /// The VC the last free place is kept for, and until when.
+    last_place_owner: Option<(usize, SimTime)>,
 }
 
 /// What the switch algorithm sees of its port.
@@ -162,6 +179,7 @@ impl PortView for View<'_> {
 impl Port {
     /// A port for a run that ends at `horizon`.
     pub fn new(config: PortConfig, horizon: SimTime) -> Self {
+        let config_rate = config.rate;
         Self {
             clock: SerializationClock::new(config.rate),
             switch: config.switch.clone().map(|s| match s {
@@ -178,7 +196,50 @@ impl Port {
             pipe: VecDeque::new(),
             stats: PortStats::default(),
             admitted: 0,
+            contention: None,
+            last_place_owner: None,
+            cell_time: SerializationClock::new(config_rate).next_tx_time(u64::from(CELL_BYTES)),
         }
+    }
+
+    /// From now on, cells arriving within one cell time draw for the buffer's last free place
+    /// (deviation D25).
+    pub fn set_contention(&mut self, rng: RngStream) {
+        self.contention = Some(rng);
+    }
+
+    /// A cell of `vc` would take the buffer's last free place at `at`. The first such cell
+    /// draws the place's owner among its VC and the other VCs whose cells arrived within the
+    /// last cell time, each with an equal chance; the owner's next cell within one cell time
+    /// takes the place, and the others' cells are dropped meanwhile.
+    fn loses_last_place(&mut self, at: SimTime, vc: usize) -> bool {
+        let Some(rng) = &mut self.contention else {
+            return false;
+        };
+        if let Some((owner, until)) = self.last_place_owner
+            && at < until
+        {
+            if owner != vc {
+                return true;
+            }
+            self.last_place_owner = None;
+            return false;
+        }
+        let since = at.as_ps().saturating_sub(self.cell_time.as_ps());
+        let rivals: Vec<usize> = self
+            .vcs
+            .iter()
+            .enumerate()
+            .filter(|&(i, s)| i != vc && s.last_arrival.is_some_and(|t| t.as_ps() > since))
+            .map(|(i, _)| i)
+            .collect();
+        let draw = rng.below(rivals.len() as u64 + 1) as usize;
+        if draw == 0 {
+            self.last_place_owner = None;
+            return false;
+        }
+        self.last_place_owner = Some((rivals[draw - 1], at + self.cell_time));
+        true
     }
 
     /// Frees the buffer places of cells whose last bit has left by `at`.
@@ -274,6 +335,14 @@ impl Port {
             };
         }
         state.prev_eom = cell.eom;
+        let mode = state.mode;
+        let mut full = full;
+        if mode == FrameMode::Accept && self.contention.is_some() {
+            let last_place = self.config.capacity_cells == Some(total + 1);
+            full = full || (last_place && self.loses_last_place(at, vc));
+            self.vcs[vc].last_arrival = Some(at);
+        }
+        let state = &mut self.vcs[vc];
         let dropped = match state.mode {
             FrameMode::Discard => {
                 self.stats.cells_dropped_policy += 1;
@@ -414,6 +483,52 @@ mod tests {
             efci: false,
             rm: None,
         })
+    }
+
+    /// Three VCs each send a cell every cell time, at fixed phases just after the departures
+    /// of a full 20-cell buffer, for 3000 cell times: the cells each VC got in.
+    fn admitted_per_vc(contention: Option<RngStream>) -> [u64; 3] {
+        let mut p = port(20, UbrPolicy::TailDrop);
+        if let Some(rng) = contention {
+            p.set_contention(rng);
+        }
+        let cell_ps = 2_726_337u64;
+        let mut admitted = [0; 3];
+        for slot in 0..3000u64 {
+            for vc in 0..3u32 {
+                // Phases 1, 2 and 3 ps after each cell boundary, VC 0 first.
+                let at = SimTime::from_ps(slot * cell_ps + 1 + u64::from(vc));
+                let cell = Cell {
+                    vc,
+                    frame: 0,
+                    index: 0,
+                    eom: false,
+                    efci: false,
+                    rm: None,
+                };
+                if p.offer(at, &cell).is_some() {
+                    admitted[vc as usize] += 1;
+                }
+            }
+        }
+        admitted
+    }
+
+    #[test]
+    fn the_last_place_goes_to_the_first_arrival_or_by_lot() {
+        // First come: once the buffer is full, VC 0's cell is always the next to arrive after a
+        // departure, so it takes every place (the other two got in only while the buffer
+        // filled).
+        let first_come = admitted_per_vc(None);
+        assert!(
+            first_come[0] > 2950 && first_come[1] + first_come[2] < 50,
+            "{first_come:?}"
+        );
+        // By lot: the three VCs of one cell time share the places about equally.
+        let rng = congsim_core::rng::StreamFactory::new(1, 0).stream("contention");
+        let lot = admitted_per_vc(Some(rng));
+        assert_eq!(lot.iter().sum::<u64>(), first_come.iter().sum::<u64>());
+        assert!(lot.iter().all(|&n| n > 900 && n < 1100), "{lot:?}");
     }
 
     #[test]

@@ -495,12 +495,24 @@ impl<'a> Simulation<'a> {
                     .iter()
                     .map(|l| scenario.hop_fusion && l.single_feeder.is_some())
                     .collect();
-                AtmNetwork::new(
+                let mut network = AtmNetwork::new(
                     ports,
                     fed_by_one_link,
                     SimTime::ZERO + scenario.duration,
                     scenario.atm_abr.clone(),
-                )
+                );
+                for (i, l) in scenario.links.iter().enumerate() {
+                    if l.atm
+                        .as_ref()
+                        .is_some_and(|p| p.random_contention && p.capacity_cells.is_some())
+                    {
+                        network.set_contention(
+                            i,
+                            streams.stream(&format!("atm/{}/contention", l.name)),
+                        );
+                    }
+                }
+                network
             }),
             atm_due: Vec::new(),
         }

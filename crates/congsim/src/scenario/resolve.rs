@@ -87,6 +87,8 @@ pub struct AtmPort {
     pub capacity_cells: Option<u64>,
     pub policy: UbrPolicy,
     pub ppd_after_overflow: bool,
+    /// The cells of one cell time draw for the last free place (deviation D25).
+    pub random_contention: bool,
     /// The ABR switch algorithm of a switch port on an ABR network.
     pub switch: Option<SwitchConfig>,
     /// A VBR source entering here.
@@ -327,6 +329,7 @@ impl Scenario {
                         capacity_cells: None,
                         policy: UbrPolicy::TailDrop,
                         ppd_after_overflow: false,
+                        random_contention: false,
                         switch: None,
                         vbr: None,
                     }),
@@ -1008,6 +1011,7 @@ fn resolve_atm(
         ppd_after_overflow: spec
             .ppd_after_overflow
             .unwrap_or(policy.default_ppd_after_overflow()),
+        random_contention: spec.contention != Some(ContentionName::ArrivalOrder),
     };
     // (field path, what to call the traffic, from, to) of every path traffic takes.
     let mut paths: Vec<(String, String, NodeId, NodeId)> = Vec::new();

@@ -90,6 +90,10 @@ pub struct AtmSpec {
     /// After a cell of an accepted frame overflows, drop the rest of the frame but its EOM;
     /// default off for `tail_drop`, on for the others.
     pub ppd_after_overflow: Option<bool>,
+    /// Who takes the last free place of a full buffer: `random` (default; the VCs whose cells
+    /// arrived within one cell time draw for it, deviation D25) or `arrival_order` (the next
+    /// cell to arrive, spec atm.md 1.3).
+    pub contention: Option<ContentionName>,
     /// `ubr` (default) or `abr`: every VC an ABR connection (spec `atm.md` §5).
     pub service: Option<AtmServiceName>,
     /// The ABR switch algorithm of every switch port (service = "abr"); default
@@ -160,6 +164,13 @@ pub struct EricaSpec {
     pub k_over: Option<f64>,
     /// ERICA+: queue drain limit factor; default 0.5.
     pub qdlf: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContentionName {
+    Random,
+    ArrivalOrder,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
