@@ -226,19 +226,18 @@ impl Port {
             return false;
         }
         let since = at.as_ps().saturating_sub(self.cell_time.as_ps());
-        let rivals: Vec<usize> = self
-            .vcs
-            .iter()
-            .enumerate()
-            .filter(|&(i, s)| i != vc && s.last_arrival.is_some_and(|t| t.as_ps() > since))
-            .map(|(i, _)| i)
-            .collect();
-        let draw = rng.below(rivals.len() as u64 + 1) as usize;
+        let rivals = || {
+            self.vcs.iter().enumerate().filter_map(move |(i, s)| {
+                (i != vc && s.last_arrival.is_some_and(|t| t.as_ps() > since)).then_some(i)
+            })
+        };
+        let draw = rng.below(rivals().count() as u64 + 1) as usize;
         if draw == 0 {
             self.last_place_owner = None;
             return false;
         }
-        self.last_place_owner = Some((rivals[draw - 1], at + self.cell_time));
+        let owner = rivals().nth(draw - 1).expect("drawn among the rivals");
+        self.last_place_owner = Some((owner, at + self.cell_time));
         true
     }
 
