@@ -156,6 +156,7 @@ struct Series {
     queue_packets: Vec<u64>,
     atm_time_s: Vec<f64>,
     atm_link: Vec<String>,
+    atm_kind: Vec<String>,
     atm_queue_cells: Vec<u64>,
 }
 
@@ -1286,6 +1287,7 @@ impl<'a> Simulation<'a> {
                 Some(atm) if atm.is_atm(i) => {
                     series.atm_time_s.push(t);
                     series.atm_link.push(spec.name.clone());
+                    series.atm_kind.push(port_kind(spec));
                     series.atm_queue_cells.push(atm.queue_cells(i, now));
                 }
                 _ => {
@@ -1671,6 +1673,7 @@ impl<'a> Simulation<'a> {
                     let mut t = Table::default();
                     t.push("time_s", Column::F64(series.atm_time_s));
                     t.push("link", Column::Str(series.atm_link));
+                    t.push("kind", Column::Str(series.atm_kind));
                     t.push("queue_cells", Column::U64(series.atm_queue_cells));
                     t
                 });
@@ -1769,8 +1772,13 @@ fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenario, end: Si
     let ports: Vec<(usize, PortStats)> = (0..s.links.len())
         .filter_map(|i| atm.port_stats(i, end).map(|p| (i, p)))
         .collect();
+    // The largest queue of a switch: hosts' adapters hold what their sources may not send yet.
+    // A network of hosts alone has only adapters.
+    let is_switch = |i: usize| s.links[i].atm.as_ref().is_some_and(|p| !p.host_adapter);
+    let has_switch = ports.iter().any(|(i, _)| is_switch(*i));
     let (link, worst) = ports
         .iter()
+        .filter(|(i, _)| !has_switch || is_switch(*i))
         .max_by_key(|(i, p)| (p.max_queue_cells, std::cmp::Reverse(*i)))
         .expect("an ATM link");
     let rtt_s = s.flows.first().map_or(f64::NAN, |f| {
@@ -1810,6 +1818,12 @@ fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenario, end: Si
 }
 
 /// The `atm_ports` table: each ATM link's port, in cells.
+/// `"switch"` or `"host"`: whose output port an ATM link is.
+fn port_kind(link: &ResolvedLink) -> String {
+    let host = link.atm.as_ref().is_some_and(|p| p.host_adapter);
+    (if host { "host" } else { "switch" }).to_string()
+}
+
 fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
     let ports: Vec<(&ResolvedLink, PortStats)> = s
         .links
@@ -1823,6 +1837,10 @@ fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
     t.push(
         "link",
         Column::Str(ports.iter().map(|(l, _)| l.name.clone()).collect()),
+    );
+    t.push(
+        "kind",
+        Column::Str(ports.iter().map(|(l, _)| port_kind(l)).collect()),
     );
     t.push(
         "buffer_cells",

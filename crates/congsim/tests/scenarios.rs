@@ -1112,6 +1112,35 @@ fn atm_cells_balance_across_the_network() {
     }
 }
 
+/// The summary's largest ATM queue is a switch's: with 50-cell switch buffers, a host's
+/// adapter, which holds each window burst until the line takes it, queues more.
+#[test]
+fn the_largest_atm_queue_is_a_switch_port() {
+    let r = atm_n_source(|t| {
+        t.replace("duration = \"10s\"", "duration = \"2s\"")
+            .replace("buffer_cells = 1000", "buffer_cells = 50")
+    });
+    let kinds = str_col_of(r.atm_ports.as_ref(), "kind");
+    let max_queues = f64_col(&r, "atm_ports", "max_queue_cells");
+    let largest = |kind: &str| {
+        kinds
+            .iter()
+            .zip(&max_queues)
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, &q)| q)
+            .fold(0.0, f64::max)
+    };
+    assert_eq!(kinds.iter().filter(|k| *k == "host").count(), 10);
+    assert!(
+        largest("host") > largest("switch"),
+        "{kinds:?} {max_queues:?}"
+    );
+    assert_eq!(
+        f64_col(&r, "summary", "atm_max_queue_cells"),
+        vec![largest("switch")]
+    );
+}
+
 /// Offering cells ahead of time to ports fed by one link (hop fusion) is exact.
 #[test]
 fn atm_hop_fusion_changes_nothing() {

@@ -143,13 +143,16 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
     ax.set_yscale("log")
     ax.legend(fontsize=7)
     figures.append(("Congestion window of the first flows", fig))
-    # The busiest queue: an IP link's in packets, else an ATM port's in cells.
+    # The busiest queue: an IP link's in packets, else an ATM switch port's in cells (a host's
+    # adapter holds what its source may not send yet, not a network queue).
     for name, column, unit in (
         ("link_series", "queue_packets", "packets"),
         ("atm_series", "queue_cells", "cells"),
     ):
         path = traces / f"{name}.parquet"
         links = pd.read_parquet(path) if path.exists() else pd.DataFrame()
+        if "kind" in links and (links["kind"] == "switch").any():
+            links = links[links["kind"] == "switch"]
         if links.empty:
             continue
         busiest = links.groupby("link")[column].mean().idxmax()

@@ -89,6 +89,8 @@ pub struct AtmPort {
     pub ppd_after_overflow: bool,
     /// The cells of one cell time draw for the last free place (deviation D25).
     pub random_contention: bool,
+    /// The port of a host's adapter (a node where traffic starts or ends), not of a switch.
+    pub host_adapter: bool,
     /// The ABR switch algorithm of a switch port on an ABR network.
     pub switch: Option<SwitchConfig>,
     /// A VBR source entering here.
@@ -330,6 +332,7 @@ impl Scenario {
                         policy: UbrPolicy::TailDrop,
                         ppd_after_overflow: false,
                         random_contention: false,
+                        host_adapter: true,
                         switch: None,
                         vbr: None,
                     }),
@@ -1012,6 +1015,7 @@ fn resolve_atm(
             .ppd_after_overflow
             .unwrap_or(policy.default_ppd_after_overflow()),
         random_contention: spec.contention != Some(ContentionName::ArrivalOrder),
+        host_adapter: false,
     };
     // (field path, what to call the traffic, from, to) of every path traffic takes.
     let mut paths: Vec<(String, String, NodeId, NodeId)> = Vec::new();
