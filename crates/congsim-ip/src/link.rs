@@ -554,6 +554,11 @@ impl Link {
         next
     }
 
+    /// `true` if no packet is propagating on the link.
+    pub fn pipe_is_empty(&self) -> bool {
+        self.pipe.is_empty()
+    }
+
     /// The head of the pipe reaches the far node at `now`. Returns it and the arrival time of
     /// the next packet in the pipe.
     #[inline]

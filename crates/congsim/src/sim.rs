@@ -282,6 +282,12 @@ struct Simulation<'a> {
     groups: Vec<GroupState>,
     slow_clocks: Vec<(SimDuration, Vec<FlowId>)>,
     fast_tick_flows: Vec<FlowId>,
+    /// Per scenario flow: its receiver may take data, and its sender ACKs, when they enter
+    /// their last pipe, at their future arrival time (see `early_delivery`).
+    early_endpoints: Vec<EarlyEndpoints>,
+    /// An endpoint is taking a packet early: what it sends goes into pipes as usual (no nesting,
+    /// which would also reuse the segment buffers being drained).
+    in_early_delivery: bool,
     series: Option<Series>,
     sequence: Option<SequenceTrace>,
     segments: Vec<Segment>,
@@ -290,6 +296,80 @@ struct Simulation<'a> {
     atm: Option<AtmNetwork>,
     /// Scratch for the ATM network's wake-ups.
     atm_due: Vec<(SimTime, AtmEvent)>,
+}
+
+/// Which ends of a scenario flow may take packets early (`Simulation::early_delivery`).
+#[derive(Clone, Copy, Debug, Default)]
+struct EarlyEndpoints {
+    receiver: bool,
+    sender: bool,
+}
+
+/// With hop fusion on, for a persistent flow without a stop time and no trace or capture that
+/// records events in time order: its receiver may take data early when it is outside the BSD
+/// fast tick and its ACKs' first link carries nothing else on the FIFO fast path; its sender
+/// may take ACKs early when it is outside the BSD slow clock and its data's first link is such
+/// a link.
+fn early_endpoints(
+    scenario: &Scenario,
+    links: &[Link],
+    routes: &[Option<LinkId>],
+    fast_tick_flows: &[FlowId],
+    slow_clocks: &[(SimDuration, Vec<FlowId>)],
+) -> Vec<EarlyEndpoints> {
+    let nodes = scenario.nodes.len();
+    // Like hop fusion, an exact shortcut that `hop_fusion = false` turns off for comparison.
+    let traced = !scenario.hop_fusion
+        || scenario.series_interval.is_some()
+        || scenario.sequence_trace
+        || scenario.tcp_events
+        || !scenario.captures.is_empty()
+        || scenario.links.iter().any(|l| l.atm.is_some());
+    let first_link = |from: NodeId, to: NodeId| routes[from.index() * nodes + to.index()];
+    let path = |from: NodeId, to: NodeId| {
+        let mut at = from;
+        std::iter::from_fn(move || {
+            let l = (at != to).then(|| routes[at.index() * nodes + to.index()])??;
+            at = scenario.links[l.index()].to;
+            Some(l)
+        })
+    };
+    // Traffic directions per link: every flow's data and ACK paths, CBR, transfers.
+    let mut users = vec![0u32; scenario.links.len()];
+    let ends = scenario
+        .flows
+        .iter()
+        .map(|f| (f.src, f.dst))
+        .chain(scenario.transfers.iter().map(|g| (g.src, g.dst)));
+    for (a, b) in ends {
+        for l in path(a, b).chain(path(b, a)) {
+            users[l.index()] += 1;
+        }
+    }
+    for c in &scenario.cbr {
+        for l in path(c.src, c.dst) {
+            users[l.index()] += 1;
+        }
+    }
+    let exclusive = |l: Option<LinkId>| {
+        l.is_some_and(|l| users[l.index()] == 1 && links[l.index()].accepts_early_offers())
+    };
+    scenario
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let id = FlowId(i as u32);
+            if traced || f.size_bytes.is_some() || f.stop.is_some() {
+                return EarlyEndpoints::default();
+            }
+            EarlyEndpoints {
+                receiver: !fast_tick_flows.contains(&id) && exclusive(first_link(f.dst, f.src)),
+                sender: !slow_clocks.iter().any(|(_, m)| m.contains(&id))
+                    && exclusive(first_link(f.src, f.dst)),
+            }
+        })
+        .collect()
 }
 
 /// Runs replication `replication` of `scenario` to completion.
@@ -447,6 +527,8 @@ impl<'a> Simulation<'a> {
                 })
             })
             .collect();
+        let early_endpoints =
+            early_endpoints(scenario, &links, &routes, &fast_tick_flows, &slow_clocks);
         Self {
             scenario,
             queue: EventQueue::new(),
@@ -471,6 +553,8 @@ impl<'a> Simulation<'a> {
                 .collect(),
             slow_clocks,
             fast_tick_flows,
+            early_endpoints,
+            in_early_delivery: false,
             series: scenario.series_interval.map(|_| Series::default()),
             sequence: scenario.sequence_trace.then(SequenceTrace::default),
             segments: Vec::new(),
@@ -1131,6 +1215,15 @@ impl<'a> Simulation<'a> {
                         (at, link) = (arrive_at, next);
                         continue;
                     }
+                    if self.link_to[link.index()] == pkt.dst
+                        && self.links[link.index()].pipe_is_empty()
+                        && self.early_delivery(now, arrive_at, &pkt)
+                    {
+                        self.in_early_delivery = true;
+                        self.arrive(arrive_at, pkt.dst, pkt);
+                        self.in_early_delivery = false;
+                        return;
+                    }
                     if let Some(head) = self.links[link.index()].enter_pipe(arrive_at, pkt) {
                         self.queue.schedule(head, Event::LinkArrival(link));
                     }
@@ -1155,6 +1248,36 @@ impl<'a> Simulation<'a> {
             }
             return;
         }
+    }
+
+    /// A segment entering its last pipe at `now` may reach its endpoint at once, at its arrival
+    /// time `arrive_at`, when nothing that happens before then can see the difference: the pipe
+    /// is empty (a packet still propagating must arrive first), the endpoint has no timer due by
+    /// then, what it sends in reply has a first link to itself (so offers there stay in time
+    /// order), the run has not ended by then, and, for a receiver, no measurement boundary falls
+    /// in between.
+    fn early_delivery(&self, now: SimTime, arrive_at: SimTime, pkt: &Packet) -> bool {
+        let f = pkt.flow.index();
+        let (Some(ends), Some(header)) = (self.early_endpoints.get(f), pkt.tcp()) else {
+            return false;
+        };
+        let end = Self::at(self.scenario.duration);
+        if self.in_early_delivery || arrive_at >= end {
+            return false;
+        }
+        let due_after = |next: Option<SimTime>| next.is_none_or(|t| t > arrive_at);
+        if !header.is_data {
+            return ends.sender && due_after(self.flows[f].sender.next_timeout());
+        }
+        let s = self.scenario;
+        let boundary = |d: SimDuration| {
+            let b = Self::at(d);
+            now < b && b <= arrive_at
+        };
+        ends.receiver
+            && !boundary(s.measure_from)
+            && !boundary(s.measure_until)
+            && due_after(self.flows[f].receiver.next_timeout())
     }
 
     fn route(&self, node: NodeId, destination: NodeId) -> LinkId {
