@@ -66,6 +66,13 @@ def test_plan_expands_to_keyed_runs(tmp_path, root):
     assert not {r.key for r in longer} & {r.key for r in runs}, "a changed setting changes every key"
 
 
+def test_a_changed_simulator_changes_every_key(tmp_path, root, monkeypatch):
+    plan = load_plan(write_plan(tmp_path, root))
+    before = {r.key for r in plan.runs()}
+    monkeypatch.setattr("congsim.sweep.plan.build_fingerprint", lambda: "another build")
+    assert not {r.key for r in plan.runs()} & before
+
+
 def test_sweep_statistics_and_identical_results_with_any_worker_count(tmp_path, root):
     plan = load_plan(write_plan(tmp_path, root))
     one = run_sweep(plan, tmp_path / "one", workers=1)

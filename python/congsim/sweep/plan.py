@@ -34,6 +34,7 @@ nothing), and list or table values are recorded in the tables as their JSON text
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -106,10 +107,20 @@ class Plan:
             # A field a listed point leaves out keeps the scenario's value: None in the tables.
             params = {path: _recorded(point.get(path)) for path in self.parameters}
             for replication in range(self.replications):
-                identity = json.dumps([self.scenario_text, overrides, replication], sort_keys=True)
+                identity = json.dumps(
+                    [build_fingerprint(), self.scenario_text, overrides, replication], sort_keys=True
+                )
                 key = hashlib.sha256(identity.encode()).hexdigest()[:20]
                 runs.append(RunSpec(key, params, replication, overrides))
         return runs
+
+
+@functools.cache
+def build_fingerprint() -> str:
+    """A hash of the simulator that runs here (the native module's bytes): a run's key includes it,
+    so a sweep resumed after congsim changed recomputes its runs instead of reusing results the
+    old simulator wrote."""
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:20]
 
 
 #: The key of a listed point that names it instead of overriding a field.

@@ -9,7 +9,8 @@ Store layout under the output folder:
 * `plan.json`: the expanded plan; `results.parquet`: every run, in plan order.
 
 Starting a sweep again runs only the keys without a result file: nothing finished is lost or
-recomputed. A run's key hashes the scenario text, its overrides and its replication.
+recomputed. A run's key hashes the simulator build, the scenario text, its overrides and its
+replication: a sweep resumed after congsim changed runs again.
 """
 
 from __future__ import annotations
