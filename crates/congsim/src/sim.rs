@@ -1251,7 +1251,8 @@ impl<'a> Simulation<'a> {
     }
 
     /// A segment entering its last pipe at `now` may reach its endpoint at once, at its arrival
-    /// time `arrive_at`, when nothing that happens before then can see the difference: the pipe
+    /// time `arrive_at`, when nothing that happens before then can see the difference (but the
+    /// order of events at one instant, deviation D26): the pipe
     /// is empty (a packet still propagating must arrive first), the endpoint has no timer due by
     /// then, what it sends in reply has a first link to itself (so offers there stay in time
     /// order), the run has not ended by then, and, for a receiver, no measurement boundary falls
