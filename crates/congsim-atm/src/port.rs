@@ -179,7 +179,7 @@ impl PortView for View<'_> {
 impl Port {
     /// A port for a run that ends at `horizon`.
     pub fn new(config: PortConfig, horizon: SimTime) -> Self {
-        let config_rate = config.rate;
+        let cell_time = SerializationClock::new(config.rate).next_tx_time(u64::from(CELL_BYTES));
         Self {
             clock: SerializationClock::new(config.rate),
             switch: config.switch.clone().map(|s| match s {
@@ -198,7 +198,7 @@ impl Port {
             admitted: 0,
             contention: None,
             last_place_owner: None,
-            cell_time: SerializationClock::new(config_rate).next_tx_time(u64::from(CELL_BYTES)),
+            cell_time,
         }
     }
 

@@ -305,73 +305,6 @@ struct EarlyEndpoints {
     sender: bool,
 }
 
-/// With hop fusion on, for a persistent flow without a stop time and no trace or capture that
-/// records events in time order: its receiver may take data early when it is outside the BSD
-/// fast tick and its ACKs' first link carries nothing else on the FIFO fast path; its sender
-/// may take ACKs early when it is outside the BSD slow clock and its data's first link is such
-/// a link.
-fn early_endpoints(
-    scenario: &Scenario,
-    links: &[Link],
-    routes: &[Option<LinkId>],
-    fast_tick_flows: &[FlowId],
-    slow_clocks: &[(SimDuration, Vec<FlowId>)],
-) -> Vec<EarlyEndpoints> {
-    let nodes = scenario.nodes.len();
-    // Like hop fusion, an exact shortcut that `hop_fusion = false` turns off for comparison.
-    let traced = !scenario.hop_fusion
-        || scenario.series_interval.is_some()
-        || scenario.sequence_trace
-        || scenario.tcp_events
-        || !scenario.captures.is_empty()
-        || scenario.links.iter().any(|l| l.atm.is_some());
-    let first_link = |from: NodeId, to: NodeId| routes[from.index() * nodes + to.index()];
-    let path = |from: NodeId, to: NodeId| {
-        let mut at = from;
-        std::iter::from_fn(move || {
-            let l = (at != to).then(|| routes[at.index() * nodes + to.index()])??;
-            at = scenario.links[l.index()].to;
-            Some(l)
-        })
-    };
-    // Traffic directions per link: every flow's data and ACK paths, CBR, transfers.
-    let mut users = vec![0u32; scenario.links.len()];
-    let ends = scenario
-        .flows
-        .iter()
-        .map(|f| (f.src, f.dst))
-        .chain(scenario.transfers.iter().map(|g| (g.src, g.dst)));
-    for (a, b) in ends {
-        for l in path(a, b).chain(path(b, a)) {
-            users[l.index()] += 1;
-        }
-    }
-    for c in &scenario.cbr {
-        for l in path(c.src, c.dst) {
-            users[l.index()] += 1;
-        }
-    }
-    let exclusive = |l: Option<LinkId>| {
-        l.is_some_and(|l| users[l.index()] == 1 && links[l.index()].accepts_early_offers())
-    };
-    scenario
-        .flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let id = FlowId(i as u32);
-            if traced || f.size_bytes.is_some() || f.stop.is_some() {
-                return EarlyEndpoints::default();
-            }
-            EarlyEndpoints {
-                receiver: !fast_tick_flows.contains(&id) && exclusive(first_link(f.dst, f.src)),
-                sender: !slow_clocks.iter().any(|(_, m)| m.contains(&id))
-                    && exclusive(first_link(f.src, f.dst)),
-            }
-        })
-        .collect()
-}
-
 /// Runs replication `replication` of `scenario` to completion.
 pub fn run(scenario: &Scenario, replication: u32) -> RunResult {
     let mut sim = Simulation::new(scenario, replication);
@@ -527,9 +460,7 @@ impl<'a> Simulation<'a> {
                 })
             })
             .collect();
-        let early_endpoints =
-            early_endpoints(scenario, &links, &routes, &fast_tick_flows, &slow_clocks);
-        Self {
+        let mut sim = Self {
             scenario,
             queue: EventQueue::new(),
             links,
@@ -553,7 +484,7 @@ impl<'a> Simulation<'a> {
                 .collect(),
             slow_clocks,
             fast_tick_flows,
-            early_endpoints,
+            early_endpoints: Vec::new(),
             in_early_delivery: false,
             series: scenario.series_interval.map(|_| Series::default()),
             sequence: scenario.sequence_trace.then(SequenceTrace::default),
@@ -600,7 +531,60 @@ impl<'a> Simulation<'a> {
                 network
             }),
             atm_due: Vec::new(),
+        };
+        sim.early_endpoints = sim.early_endpoints();
+        sim
+    }
+
+    /// With hop fusion on, for a persistent flow without a stop time and no trace or capture
+    /// that records events in time order: its receiver may take data early when it is outside
+    /// the BSD fast tick and its ACKs' first link carries nothing else on the FIFO fast path;
+    /// its sender may take ACKs early when it is outside the BSD slow clock and its data's first
+    /// link is such a link.
+    fn early_endpoints(&self) -> Vec<EarlyEndpoints> {
+        let s = self.scenario;
+        // Like hop fusion, a shortcut that `hop_fusion = false` turns off for comparison.
+        let traced = !s.hop_fusion
+            || s.series_interval.is_some()
+            || s.sequence_trace
+            || s.tcp_events
+            || !s.captures.is_empty()
+            || s.links.iter().any(|l| l.atm.is_some());
+        let path = |from: NodeId, to: NodeId| self.path(from, to).unwrap_or_default();
+        // Traffic directions per link: every flow's data and ACK paths, CBR, transfers.
+        let mut users = vec![0u32; s.links.len()];
+        let ends = s.flows.iter().map(|f| (f.src, f.dst));
+        for (a, b) in ends.chain(s.transfers.iter().map(|g| (g.src, g.dst))) {
+            for l in path(a, b).into_iter().chain(path(b, a)) {
+                users[l as usize] += 1;
+            }
         }
+        for c in &s.cbr {
+            for l in path(c.src, c.dst) {
+                users[l as usize] += 1;
+            }
+        }
+        let exclusive_first_link = |from: NodeId, to: NodeId| {
+            path(from, to).first().is_some_and(|&l| {
+                users[l as usize] == 1 && self.links[l as usize].accepts_early_offers()
+            })
+        };
+        s.flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let id = FlowId(i as u32);
+                if traced || f.size_bytes.is_some() || f.stop.is_some() {
+                    return EarlyEndpoints::default();
+                }
+                EarlyEndpoints {
+                    receiver: !self.fast_tick_flows.contains(&id)
+                        && exclusive_first_link(f.dst, f.src),
+                    sender: !self.slow_clocks.iter().any(|(_, m)| m.contains(&id))
+                        && exclusive_first_link(f.src, f.dst),
+                }
+            })
+            .collect()
     }
 
     fn at(d: SimDuration) -> SimTime {
@@ -1251,12 +1235,11 @@ impl<'a> Simulation<'a> {
     }
 
     /// A segment entering its last pipe at `now` may reach its endpoint at once, at its arrival
-    /// time `arrive_at`, when nothing that happens before then can see the difference (but the
-    /// order of events at one instant, deviation D26): the pipe
-    /// is empty (a packet still propagating must arrive first), the endpoint has no timer due by
-    /// then, what it sends in reply has a first link to itself (so offers there stay in time
-    /// order), the run has not ended by then, and, for a receiver, no measurement boundary falls
-    /// in between.
+    /// time `arrive_at`, when nothing that happens before then can see the difference but the
+    /// order of events at one instant (deviation D26): the pipe is empty (a packet still
+    /// propagating must arrive first), the endpoint has no timer due by then, what it sends in
+    /// reply has a first link to itself (so offers there stay in time order), the run has not
+    /// ended by then, and, for a receiver, no measurement boundary falls in between.
     fn early_delivery(&self, now: SimTime, arrive_at: SimTime, pkt: &Packet) -> bool {
         let f = pkt.flow.index();
         let (Some(ends), Some(header)) = (self.early_endpoints.get(f), pkt.tcp()) else {
@@ -1941,13 +1924,13 @@ fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenario, end: Si
     );
 }
 
-/// The `atm_ports` table: each ATM link's port, in cells.
 /// `"switch"` or `"host"`: whose output port an ATM link is.
 fn port_kind(link: &ResolvedLink) -> String {
     let host = link.atm.as_ref().is_some_and(|p| p.host_adapter);
     (if host { "host" } else { "switch" }).to_string()
 }
 
+/// The `atm_ports` table: each ATM link's port, in cells.
 fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
     let ports: Vec<(&ResolvedLink, PortStats)> = s
         .links
