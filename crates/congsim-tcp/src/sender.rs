@@ -109,6 +109,18 @@ pub struct SenderStats {
     pub bcn_responses: u64,
     /// RTO expiries that cut the window (not those during an ECN response's window).
     pub timeouts: u64,
+    /// `timeouts` by what the sender knew when the timer expired (they add up to `timeouts`):
+    /// the timer expired again with no new ACK since the last timeout (a lost retransmission);
+    pub timeouts_repeated: u64,
+    /// ...a fast retransmit had begun to repair this window (a second loss in it);
+    pub timeouts_after_fast_retransmit: u64,
+    /// ...fewer duplicate ACKs than the threshold had come (Limited Transmit's target);
+    pub timeouts_few_dupacks: u64,
+    /// ...no duplicate ACK had come (a lost tail or whole window);
+    pub timeouts_no_dupacks: u64,
+    /// ...enough duplicate ACKs had come but the variant declined a fast retransmit (ns-2
+    /// `bugFix_` within a window a timeout began, or fast retransmit off).
+    pub timeouts_fast_retransmit_declined: u64,
     /// Every RTO expiry.
     pub timeouts_all: u64,
     pub fast_retransmits: u64,
@@ -124,6 +136,37 @@ pub struct SenderStats {
     pub rtt_max_s: f64,
     /// Sum of the tick-quantised samples, in seconds.
     pub rtt_quantised_sum_s: f64,
+    /// Sum over data transmissions of cwnd (segments) as each was sent: seed 002 reports the
+    /// mean congestion window a connection sends with.
+    pub cwnd_sum_at_sends: f64,
+}
+
+impl SenderStats {
+    /// The breakdown of `timeouts` by cause, as (column name, count).
+    pub fn timeout_causes(&self) -> [(&'static str, u64); 5] {
+        [
+            ("timeouts_repeated", self.timeouts_repeated),
+            (
+                "timeouts_after_fast_retransmit",
+                self.timeouts_after_fast_retransmit,
+            ),
+            ("timeouts_few_dupacks", self.timeouts_few_dupacks),
+            ("timeouts_no_dupacks", self.timeouts_no_dupacks),
+            (
+                "timeouts_fast_retransmit_declined",
+                self.timeouts_fast_retransmit_declined,
+            ),
+        ]
+    }
+
+    /// Mean cwnd (segments) over the data segments sent; NaN before the first.
+    pub fn cwnd_mean_at_sends(&self) -> f64 {
+        if self.data_pkts_sent == 0 {
+            f64::NAN
+        } else {
+            self.cwnd_sum_at_sends / self.data_pkts_sent as f64
+        }
+    }
 }
 
 pub struct TcpSender {
@@ -179,6 +222,10 @@ pub struct TcpSender {
     /// Segments Limited Transmit sent since the last new ACK: RFC 5681 keeps them out of the
     /// FlightSize that sets ssthresh.
     pub(crate) limited_transmit_outstanding: u64,
+    /// `snd_max` at the last fast retransmit, and `snd_una` at the last timeout: what a
+    /// timeout's cause is told from (`SenderStats::timeouts_*`).
+    fast_retransmit_high: u64,
+    snd_una_at_timeout: Option<u64>,
     /// Set CWR on the next new data segment (after a response to a mark).
     pub(crate) cwr_pending: bool,
     /// ns-2 `ecn_backoff_`: an ECN response found the window at one segment.
@@ -228,6 +275,8 @@ impl TcpSender {
             sack: SackState::default(),
             recovery_point: None,
             limited_transmit_outstanding: 0,
+            fast_retransmit_high: 0,
+            snd_una_at_timeout: None,
             cwr_pending: false,
             ecn_backoff: false,
             bcn_recover: -1,
@@ -274,7 +323,10 @@ impl TcpSender {
 
     pub(crate) fn record(&mut self, time: SimTime, kind: TraceKind) {
         match kind {
-            TraceKind::FastRetransmit => self.awaiting_recovery_exit = true,
+            TraceKind::FastRetransmit => {
+                self.awaiting_recovery_exit = true;
+                self.fast_retransmit_high = self.snd_max;
+            }
             TraceKind::Timeout | TraceKind::RecoveryExit => self.awaiting_recovery_exit = false,
             TraceKind::PartialAck | TraceKind::EcnResponse | TraceKind::BcnResponse => {}
         }
@@ -415,6 +467,7 @@ impl TcpSender {
         let is_retransmission = seg < self.snd_max;
         self.stats.data_pkts_sent += 1;
         self.stats.data_bytes_sent += u64::from(payload);
+        self.stats.cwnd_sum_at_sends += self.window.cwnd_segments();
         if is_retransmission {
             self.stats.retx_pkts += 1;
             self.stats.retx_bytes += u64::from(payload);
@@ -528,6 +581,8 @@ impl TcpSender {
     /// Retransmission timeout, common action (spec §3.7).
     fn timeout(&mut self, now: SimTime) {
         self.stats.timeouts_all += 1;
+        // Before the variant's own reset of the duplicate count.
+        let cause = self.timeout_cause();
         recovery::on_timeout(self);
         let nothing_outstanding = self.snd_una == self.snd_max;
         let restart_only = nothing_outstanding && self.cfg.restart_bugfix;
@@ -541,12 +596,14 @@ impl TcpSender {
             self.stats.cwnd_cuts += 1;
             self.window.set_segments(1.0);
         } else {
+            *cause(&mut self.stats) += 1;
             self.recover = self.maxseq();
             self.cut_window();
             self.window.set_segments(1.0);
             self.stats.timeouts += 1;
             self.last_cwnd_action = CwndAction::Timeout;
         }
+        self.snd_una_at_timeout = Some(self.snd_una);
         self.in_fast_recovery = false;
         if !restart_only {
             self.rtt.back_off();
@@ -558,6 +615,22 @@ impl TcpSender {
         self.dupacks = 0;
         self.record(now, TraceKind::Timeout);
         self.send_much(now);
+    }
+
+    /// The counter a timeout expiring now is filed under: the first cause that fits
+    /// (`SenderStats`).
+    fn timeout_cause(&self) -> fn(&mut SenderStats) -> &mut u64 {
+        if self.snd_una_at_timeout == Some(self.snd_una) {
+            |st| &mut st.timeouts_repeated
+        } else if self.snd_una < self.fast_retransmit_high {
+            |st| &mut st.timeouts_after_fast_retransmit
+        } else if self.dupacks == 0 {
+            |st| &mut st.timeouts_no_dupacks
+        } else if self.dupacks < self.cfg.dupthresh {
+            |st| &mut st.timeouts_few_dupacks
+        } else {
+            |st| &mut st.timeouts_fast_retransmit_declined
+        }
     }
 
     /// `ssthresh` from half of `min(cwnd, rwnd)` (spec §3.4), or with `ssthresh_from_flight`

@@ -506,3 +506,47 @@ fn rfc6582_partial_ack_retransmits_the_next_hole_and_deflates() {
     assert_eq!(s.stats().fast_retransmits, 1);
     assert_eq!(s.stats().timeouts, 0);
 }
+
+/// Expires the retransmit timer and returns the timeout counters by cause, in the order of
+/// `SenderStats::timeout_causes`.
+fn time_out(s: &mut TcpSender) -> [u64; 5] {
+    let deadline = s.next_timeout().expect("timer armed");
+    s.on_timeout(deadline);
+    sent(s);
+    s.stats().timeout_causes().map(|(_, n)| n)
+}
+
+/// Each timeout is filed under what the sender knew when it fired: [repeated, after a fast
+/// retransmit, few duplicates, no duplicate, fast retransmit declined].
+#[test]
+fn timeouts_are_filed_by_cause() {
+    // Two duplicates, then the timer: Limited Transmit's case; again with no new ACK: repeated.
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |_| {});
+    ack(&mut s, ms(100), 7);
+    ack(&mut s, ms(101), 7);
+    assert_eq!(time_out(&mut s), [0, 0, 1, 0, 0]);
+    assert_eq!(time_out(&mut s), [1, 0, 1, 0, 0]);
+    assert_eq!(s.stats().timeouts, 2);
+
+    // No duplicate at all: a lost tail.
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |_| {});
+    assert_eq!(time_out(&mut s), [0, 0, 0, 1, 0]);
+    // After it, a new ACK and three duplicates inside the window the timeout began: bugFix_
+    // declines the fast retransmit.
+    ack(&mut s, ms(2000), 9);
+    for t in 2001..2004 {
+        ack(&mut s, ms(t), 9);
+    }
+    assert_eq!(s.stats().fast_retransmits, 0);
+    assert_eq!(time_out(&mut s), [0, 0, 0, 1, 1]);
+
+    // A fast retransmit, a partial ACK ends Reno's recovery, and the second hole times out.
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |_| {});
+    for t in 100..103 {
+        ack(&mut s, ms(t), 7);
+    }
+    assert_eq!(s.stats().fast_retransmits, 1);
+    ack(&mut s, ms(150), 10);
+    assert_eq!(time_out(&mut s), [0, 1, 0, 0, 0]);
+    assert_eq!(s.stats().timeouts, 1);
+}

@@ -911,6 +911,117 @@ tcp = { profile = "bsd", variant = "reno", tick = "100ms" }
     );
 }
 
+/// Random transfers under heavy load: their congestion events are in `tcp_events` under their
+/// names, their timeouts add up by cause, and each one's mean cwnd is the mean of the cwnd the
+/// sequence trace shows at its transmissions.
+#[test]
+fn transfers_report_congestion_events_timeout_causes_and_mean_cwnd() {
+    let text = r#"
+nodes = ["s", "r", "d"]
+[simulation]
+duration = "30s"
+seed = 5
+[[links]]
+from = "s"
+to = "r"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+from = "r"
+to = "d"
+rate = "2Mbps"
+delay = "20ms"
+queue = { limit_packets = 10 }
+[tcp]
+profile = "ns2_2002"
+variant = "reno"
+limited_transmit = true
+[[transfers]]
+name = "ftp"
+from = "s"
+to = "d"
+sizes = "exponential"
+mean_size = "64KB"
+load = 0.9
+capacity = "2Mbps"
+[metrics]
+tcp_events = true
+sequence_trace = true
+"#;
+    let r = run_toml(text);
+    let names: Vec<String> = (0..f64_col(&r, "transfers", "timeouts").len())
+        .map(|k| format!("ftp#{k}"))
+        .collect();
+    let event_flows = str_col_of(r.tcp_events.as_ref(), "flow");
+    let events = str_col_of(r.tcp_events.as_ref(), "event");
+    let count = |name: &str, kind: &str| {
+        event_flows
+            .iter()
+            .zip(&events)
+            .filter(|(f, e)| *f == name && *e == kind)
+            .count() as f64
+    };
+    let timeouts = f64_col(&r, "transfers", "timeouts");
+    let fast_retransmits = f64_col(&r, "transfers", "fast_retransmits");
+    let causes: Vec<Vec<f64>> = [
+        "timeouts_repeated",
+        "timeouts_after_fast_retransmit",
+        "timeouts_few_dupacks",
+        "timeouts_no_dupacks",
+        "timeouts_fast_retransmit_declined",
+    ]
+    .iter()
+    .map(|c| f64_col(&r, "transfers", c))
+    .collect();
+    for (k, name) in names.iter().enumerate() {
+        assert_eq!(count(name, "timeout"), timeouts[k], "{name}");
+        assert_eq!(
+            count(name, "fast_retransmit"),
+            fast_retransmits[k],
+            "{name}"
+        );
+        let by_cause: f64 = causes.iter().map(|c| c[k]).sum();
+        assert_eq!(by_cause, timeouts[k], "{name}");
+    }
+    assert!(timeouts.iter().sum::<f64>() > 10.0 && fast_retransmits.iter().sum::<f64>() > 10.0);
+    assert!(
+        causes
+            .iter()
+            .filter(|c| c.iter().sum::<f64>() > 0.0)
+            .count()
+            >= 3
+    );
+
+    let seq_flows = str_col_of(r.sequence.as_ref(), "flow");
+    let seq_events = str_col_of(r.sequence.as_ref(), "event");
+    let seq_cwnd = f64_col(&r, "sequence", "cwnd");
+    let cwnd_means = f64_col(&r, "transfers", "cwnd_mean");
+    let (mut all_sum, mut all_sends) = (0.0, 0.0);
+    for (k, name) in names.iter().enumerate() {
+        let at_sends: Vec<f64> = (0..seq_flows.len())
+            .filter(|&i| {
+                seq_flows[i] == *name && matches!(seq_events[i].as_str(), "send" | "retransmit")
+            })
+            .map(|i| seq_cwnd[i])
+            .collect();
+        if at_sends.is_empty() {
+            assert!(cwnd_means[k].is_nan());
+            continue;
+        }
+        let mean = at_sends.iter().sum::<f64>() / at_sends.len() as f64;
+        assert!(
+            (cwnd_means[k] - mean).abs() < 1e-9,
+            "{name}: {} vs {mean}",
+            cwnd_means[k]
+        );
+        all_sum += at_sends.iter().sum::<f64>();
+        all_sends += at_sends.len() as f64;
+    }
+    // The summary's mean weighs every segment sent by transfers after `measure_from` (0 here).
+    let pooled = f64_col(&r, "summary", "transfer_cwnd_mean")[0];
+    assert!((pooled - all_sum / all_sends).abs() < 1e-9, "{pooled}");
+}
+
 /// A capture on links that carry declared flows, random transfers and CBR datagrams writes every
 /// TCP packet (CBR datagrams are left out), and the sequence trace names every connection.
 #[test]
