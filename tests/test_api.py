@@ -63,6 +63,16 @@ def test_scenario_error_is_a_value_error_with_the_field_path():
     assert issubclass(congsim.ScenarioError, ValueError)
 
 
+def test_scenario_error_survives_pickling():
+    """A run in a worker process (multiprocessing, a cluster executor) sends its error back
+    pickled; the class must be importable by its module path."""
+    import pickle
+
+    error = congsim.ScenarioError("x.toml: links[0].rate: bad")
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is congsim.ScenarioError and str(again) == str(error)
+
+
 def test_missing_file_is_a_scenario_error(tmp_path):
     with pytest.raises(congsim.ScenarioError, match="cannot read the file"):
         congsim.load(tmp_path / "nope.toml")

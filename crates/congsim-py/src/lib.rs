@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(
-    _core,
+    congsim._core,
     ScenarioError,
     PyValueError,
     "A scenario file is invalid; the message names the file, the field and what is allowed."
