@@ -661,8 +661,9 @@ STUDIES: dict[str, Study] = {
                 "with one or two duplicate ACKs, but most of Reno's FTP timeouts are second "
                 "losses in a window a fast retransmit began to repair (ns-2 bugFix_ allows one "
                 "fast retransmit per window), and those grow as often as the others shrink; "
-                "NewReno, which repairs them, keeps the gain. The two mechanism claims check this; "
-                "the paper's FTP windows must have lost fewer segments each."
+                "NewReno, which repairs them, keeps the gain. The two mechanism claims check this, "
+                "and ns-2.35 on the same network finds the same ratios (bench/lima_ns2.py); the "
+                "paper's FTP windows must have lost fewer segments each."
             ),
         ),
         Study(
