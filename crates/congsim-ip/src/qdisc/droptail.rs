@@ -10,19 +10,33 @@ pub struct DropTail {
     queue: VecDeque<Packet>,
     queued_bytes: u64,
     limit: QueueLimit,
-    semantics: LimitSemantics,
     /// ns-2 `drop_front_`: on overflow, queue the arrival and drop the head instead.
     drop_front: bool,
+    /// The limit and its semantics as the most packets and bytes that may be queued with an
+    /// arrival (`u64::MAX`: no bound): the admission test is two compares.
+    most_packets: u64,
+    most_bytes: u64,
 }
 
 impl DropTail {
     pub fn new(limit: QueueLimit, semantics: LimitSemantics, drop_front: bool) -> Self {
+        let most = |limit: u64| match semantics {
+            //= ns-2 DropTail::enque: (q_->length() + 1) >= qlim_
+            // (a zero limit admits nothing: every arrival adds at least one packet or byte)
+            LimitSemantics::Ns2DropTail => limit.saturating_sub(1),
+            LimitSemantics::Waiting => limit,
+        };
+        let (most_packets, most_bytes) = match limit {
+            QueueLimit::Packets(limit) => (most(limit), u64::MAX),
+            QueueLimit::Bytes(limit) => (u64::MAX, most(limit)),
+        };
         Self {
             queue: VecDeque::new(),
             queued_bytes: 0,
             limit,
-            semantics,
             drop_front,
+            most_packets,
+            most_bytes,
         }
     }
 
@@ -45,15 +59,8 @@ impl DropTail {
         queued_bytes: u64,
         arriving_bytes: u64,
     ) -> bool {
-        let (queued, adding, limit) = match self.limit {
-            QueueLimit::Packets(limit) => (queued_packets, 1, limit),
-            QueueLimit::Bytes(limit) => (queued_bytes, arriving_bytes, limit),
-        };
-        match self.semantics {
-            //= ns-2 DropTail::enque: (q_->length() + 1) >= qlim_
-            LimitSemantics::Ns2DropTail => queued + adding >= limit,
-            LimitSemantics::Waiting => queued + adding > limit,
-        }
+        queued_packets + 1 > self.most_packets
+            || queued_bytes.saturating_add(arriving_bytes) > self.most_bytes
     }
 
     /// The fast path's admission: `Err(Overflow)` if the arrival does not fit.
