@@ -4,7 +4,8 @@
 
 Prints congsim's wall time, events/s and packets/s (link transmissions), ns-2's wall time and
 the speed ratio, both runs' total throughput, and the extra start-up of the Python CLI.
-congsim runs through its native runner (`congsim-native`, built here with cargo --release);
+congsim runs through its native runner (`congsim-native`, built here with cargo --release and,
+as install.sh builds congsim, profile-guided optimisation when scripts/pgo.sh can do it);
 the best of N runs is reported for each program.
 """
 
@@ -38,10 +39,16 @@ def best_of(repeat: int, command: list[str]) -> tuple[float, str]:
     return best, out
 
 
-def native_runner() -> Path:
-    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "congsim-cli"], cwd=ROOT, check=True)
+def native_runner() -> tuple[Path, bool]:
+    """The native runner built as install.sh builds congsim: with profile-guided optimisation
+    when scripts/pgo.sh finds rustc's llvm-profdata. Returns it and whether PGO was used."""
+    pgo = subprocess.run(["bash", "scripts/pgo.sh"], cwd=ROOT, check=True, capture_output=True, text=True)
+    flags = pgo.stdout.strip()
+    env = dict(os.environ, RUSTFLAGS=f"{os.environ.get('RUSTFLAGS', '')} {flags}")
+    build = ["cargo", "build", "--release", "--quiet", "-p", "congsim-cli"]
+    subprocess.run(build, cwd=ROOT, check=True, env=env)
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return target / "release" / "congsim-native"
+    return target / "release" / "congsim-native", bool(flags)
 
 
 def main() -> None:
@@ -52,7 +59,7 @@ def main() -> None:
     parser.add_argument("--scenario", type=Path, default=ROOT / "scenarios" / "dumbbell-20.toml")
     args = parser.parse_args()
 
-    runner = native_runner()
+    runner, pgo = native_runner()
     with tempfile.TemporaryDirectory() as tmp:
         wall, _ = best_of(args.repeat, [str(runner), "run", str(args.scenario), "--quiet", "--out", tmp])
         summary = next(csv.DictReader(io.StringIO(Path(tmp, "summary.csv").read_text())))
@@ -64,6 +71,8 @@ def main() -> None:
     # ns-2's sink counts whole packets: compare wire throughput.
     congsim_mbps = sum(float(f["wire_throughput_bps"]) for f in flows) / 1e6
     print(f"scenario          {args.scenario.name}  ({duration:g} s simulated)")
+    build = "profile-guided (scripts/pgo.sh)" if pgo else "plain release (no llvm-profdata for PGO)"
+    print(f"congsim build     {build}")
     rates = f"{events / wall / 1e6:7.2f} M events/s   {packets / wall / 1e6:6.2f} M packets/s"
     print(f"congsim           {wall:8.3f} s   {rates}")
     print(f"congsim total     {congsim_mbps:8.3f} Mbps")

@@ -7,7 +7,10 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet "maturin>=1.9,<2"
-# Build the native module in release mode and install the package in editable mode, with dev tools.
-.venv/bin/python -m pip install --quiet --editable ".[dev]"
+# Build the native module in release mode, with profile-guided optimisation when rustc's
+# llvm-profdata is installed (scripts/pgo.sh), and install the package in editable mode, with
+# dev tools.
+pgo_flags=$(bash scripts/pgo.sh)
+RUSTFLAGS="${RUSTFLAGS:-} $pgo_flags" .venv/bin/python -m pip install --quiet --editable ".[dev]"
 .venv/bin/congsim --help > /dev/null
 echo "congsim installed in .venv (run: .venv/bin/congsim --help)"

@@ -116,7 +116,8 @@ impl TcpReceiver {
             CongestionEcho::PerPacket => self.ecn_echo_pending |= congestion_experienced,
         }
         let seg = self.segment_index(seg_hdr.seq);
-        if seg < self.rcv_next || self.out_of_order.contains_key(&seg) {
+        // Out-of-order segments are all above rcv_next: the in-order case needs no lookup.
+        if seg < self.rcv_next || (seg > self.rcv_next && self.out_of_order.contains_key(&seg)) {
             // A duplicate: ACK at once, whatever the delayed-ACK mode.
             self.stats.dup_pkts_rcvd += 1;
             self.send_ack_now(Some(seg));
@@ -131,7 +132,9 @@ impl TcpReceiver {
             return;
         }
         self.deliver(seg_hdr.payload_bytes);
-        while let Some(payload) = self.out_of_order.remove(&self.rcv_next) {
+        while !self.out_of_order.is_empty()
+            && let Some(payload) = self.out_of_order.remove(&self.rcv_next)
+        {
             self.deliver(payload);
         }
         let immediate = filled_gap && self.cfg.immediate_ack_on_gap_fill;

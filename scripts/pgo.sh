@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Profile-guided optimisation of congsim's native code. Builds an instrumented congsim-native
+# (rustc -Cprofile-generate) in its own target directory, runs every example scenario with it,
+# merges the profile with the llvm-profdata of rustc's own LLVM version, and prints the RUSTFLAGS
+# that build with it (install.sh and bench/dumbbell.py pass them to their release builds).
+# Without a matching llvm-profdata (Debian: apt-get install llvm-<version>) it prints nothing
+# and says so on stderr: the build is then a plain release build, about 12 % slower.
+# CARGO_TARGET_DIR, if set, is honoured (the profile lives in $CARGO_TARGET_DIR/pgo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+llvm=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+profdata=""
+for candidate in "llvm-profdata-$llvm" llvm-profdata; do
+    if command -v "$candidate" >/dev/null 2>&1 \
+        && "$candidate" --version 2>/dev/null | grep -q "LLVM version $llvm\."; then
+        profdata="$candidate"
+        break
+    fi
+done
+if [ -z "$profdata" ]; then
+    echo "pgo: no llvm-profdata for LLVM $llvm (apt-get install llvm-$llvm); plain release build" >&2
+    exit 0
+fi
+dir="$target/pgo"
+rm -rf "$dir/raw" "$dir/out"
+mkdir -p "$dir/raw"
+RUSTFLAGS="-Cprofile-generate=$dir/raw" CARGO_TARGET_DIR="$dir/train" \
+    cargo build --release --quiet -p congsim-cli >&2
+for scenario in scenarios/*.toml; do
+    "$dir/train/release/congsim-native" run "$scenario" --quiet --out "$dir/out" >/dev/null
+done
+"$profdata" merge -o "$dir/congsim.profdata" "$dir/raw"
+echo "-Cprofile-use=$dir/congsim.profdata"
