@@ -23,12 +23,29 @@ if [ -z "$profdata" ]; then
     exit 0
 fi
 dir="$target/pgo"
-rm -rf "$dir/raw" "$dir/out"
-mkdir -p "$dir/raw"
+rm -rf "$dir/raw" "$dir/out" "$dir/scenarios"
+mkdir -p "$dir/raw" "$dir/scenarios"
 RUSTFLAGS="-Cprofile-generate=$dir/raw" CARGO_TARGET_DIR="$dir/train" \
     cargo build --release --quiet -p congsim-cli >&2
+# One profile per scenario, weighted by the inverse of its run time, so that each example
+# counts about the same and the longest (ATM ABR) does not decide alone what is hot.
+inputs=()
+times=()
 for scenario in scenarios/*.toml; do
+    name=$(basename "$scenario" .toml)
+    started=$(date +%s%N)
     "$dir/train/release/congsim-native" run "$scenario" --quiet --out "$dir/out" >/dev/null
+    times+=($(( ($(date +%s%N) - started) / 1000000 + 1 )))
+    "$profdata" merge -o "$dir/scenarios/$name.profdata" "$dir/raw"
+    rm -rf "$dir/raw"/*
+    inputs+=("$dir/scenarios/$name.profdata")
 done
-"$profdata" merge -o "$dir/congsim.profdata" "$dir/raw"
+longest=$(printf '%s\n' "${times[@]}" | sort -n | tail -1)
+weighted=()
+for i in "${!inputs[@]}"; do
+    weight=$(( longest / times[i] ))
+    weight=$(( weight < 1 ? 1 : weight > 100 ? 100 : weight ))
+    weighted+=("--weighted-input=$weight,${inputs[i]}")
+done
+"$profdata" merge -o "$dir/congsim.profdata" "${weighted[@]}"
 echo "-Cprofile-use=$dir/congsim.profdata"
