@@ -24,12 +24,15 @@ pub struct RttEstimator {
     tick: SimDuration,
     initial_rto: SimDuration,
     bounds: RtoBounds,
+    /// `rto()` as of the last change of the estimate or the back-off: senders re-arm their
+    /// timer on every ACK, the estimate changes once per round trip.
+    rto: SimDuration,
 }
 
 impl RttEstimator {
     pub fn new(tick: SimDuration, initial_rto: SimDuration, bounds: RtoBounds) -> Self {
         assert!(!tick.is_zero(), "the TCP tick must be positive");
-        Self {
+        let mut estimator = Self {
             srtt8: 0,
             rttvar4: 0,
             rto_base_ticks: None,
@@ -38,7 +41,10 @@ impl RttEstimator {
             tick,
             initial_rto,
             bounds,
-        }
+            rto: SimDuration::ZERO,
+        };
+        estimator.rto = estimator.compute_rto();
+        estimator
     }
 
     /// Feeds one RTT sample of `ticks` (≥ 1). The BSD flavour shifts every sample but the one
@@ -69,6 +75,7 @@ impl RttEstimator {
         // A valid sample ends back-off (ns-2 t_backoff_ = 1; BSD t_rxtshift = 0).
         self.backoff = 1;
         self.shift = 0;
+        self.rto = self.compute_rto();
     }
 
     /// Doubles the back-off after a timeout and, once backed off far enough, folds `srtt`
@@ -97,6 +104,7 @@ impl RttEstimator {
             self.rttvar4 += self.srtt8 >> 3;
             self.srtt8 = 0;
         }
+        self.rto = self.compute_rto();
     }
 
     /// Ends the back-off without a sample (ns-2 NewReno on a partial ACK covering the timed
@@ -104,6 +112,7 @@ impl RttEstimator {
     pub fn reset_backoff(&mut self) {
         self.backoff = 1;
         self.shift = 0;
+        self.rto = self.compute_rto();
     }
 
     /// The current back-off multiplier.
@@ -142,6 +151,10 @@ impl RttEstimator {
 
     /// The RTO to arm an exact-time timer with.
     pub fn rto(&self) -> SimDuration {
+        self.rto
+    }
+
+    fn compute_rto(&self) -> SimDuration {
         match self.bounds {
             RtoBounds::Bsd { .. } => self.tick.mul(u64::from(self.rto_ticks())),
             RtoBounds::Ns2 {
