@@ -113,6 +113,9 @@ pub enum UnitError {
     Size(String),
     #[error("\"{0}\" must be greater than zero")]
     Zero(String),
+    /// A well-formed value that is not a whole number of the unit it resolves to, or too big.
+    #[error("\"{0}\" is not a whole number of {1} (or too large): round it")]
+    Inexact(String, &'static str),
     #[error("\"{0}\" is above the largest rate supported, 1000000Gbps")]
     TooFast(String),
 }
@@ -131,7 +134,8 @@ fn split_decimal(text: &str) -> Option<(u128, u32, &str)> {
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    if frac_part.len() > 12 || int_part.len() > 20 {
+    // At most 38 digits in all: every such mantissa fits a u128.
+    if frac_part.len() > 18 || int_part.len() > 20 {
         return None;
     }
     let digits = format!("{int_part}{frac_part}");
@@ -160,7 +164,8 @@ pub fn parse_rate(text: &str) -> Result<Rate, UnitError> {
         "Gbps" | "Gb/s" => 1_000_000_000,
         _ => return Err(err()),
     };
-    let bps = scale_exact(mantissa, scale, factor).ok_or_else(err)?;
+    let bps = scale_exact(mantissa, scale, factor)
+        .ok_or_else(|| UnitError::Inexact(text.to_string(), "bits per second"))?;
     if bps == 0 {
         return Err(UnitError::Zero(text.to_string()));
     }
@@ -181,7 +186,7 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, UnitError> {
     };
     scale_exact(mantissa, scale, factor)
         .map(SimDuration::from_ps)
-        .ok_or_else(err)
+        .ok_or_else(|| UnitError::Inexact(text.to_string(), "picoseconds"))
 }
 
 /// Parses `"500B"`, `"64KB"`, `"1.5MB"`; `KB` = `KiB` = 1024 bytes, as window and buffer sizes are
@@ -198,7 +203,7 @@ pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
     };
     scale_exact(mantissa, scale, factor)
         .map(Bytes)
-        .ok_or_else(err)
+        .ok_or_else(|| UnitError::Inexact(text.to_string(), "bytes"))
 }
 
 #[cfg(test)]

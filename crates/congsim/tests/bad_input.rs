@@ -45,6 +45,11 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: links[0].rate: \"-5Mbps\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\") (line 7, column 8)",
         ),
         (
+            "rate with a fraction of a bit per second",
+            Box::new(|b| b.replace("\"10Mbps\"", "\"0.07500000000000001Mbps\"")),
+            "bad.toml: links[0].rate: \"0.07500000000000001Mbps\" is not a whole number of bits per second (or too large): round it (line 7, column 8)",
+        ),
+        (
             "zero rate",
             Box::new(|b| b.replace("\"10Mbps\"", "\"0Mbps\"")),
             "bad.toml: links[0].rate: \"0Mbps\" must be greater than zero (line 7, column 8)",
