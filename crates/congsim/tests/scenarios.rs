@@ -834,27 +834,25 @@ fn cbq_agrees_with_the_priority_queue_and_caps_a_class_that_may_not_borrow() {
     assert!(tcp > 64e6 && tcp < 70e6, "{tcp}");
 }
 
+/// s —(100 Mbps, 1 ms)— r —(bottleneck)— d, with `simulation` and `bottleneck` keys and the
+/// rest of the file (TCP, transfer groups, metrics).
+fn transfer_network(simulation: &str, bottleneck: &str, rest: &str) -> String {
+    format!(
+        "nodes = [\"s\", \"r\", \"d\"]\n[simulation]\n{simulation}\n\
+         [[links]]\nfrom = \"s\"\nto = \"r\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n\
+         [[links]]\nfrom = \"r\"\nto = \"d\"\n{bottleneck}\n{rest}"
+    )
+}
+
 /// Random transfers: Poisson arrivals at the rate a target load sets, each a new connection
 /// (ns-2 and BSD profiles alike, whose tick clocks start with the first connection that needs
 /// them) that delivers its whole object.
 #[test]
 fn random_transfers_arrive_at_the_load_rate_and_complete() {
-    let text = r#"
-nodes = ["s", "r", "d"]
-[simulation]
-duration = "60s"
-seed = 11
-[[links]]
-from = "s"
-to = "r"
-rate = "100Mbps"
-delay = "1ms"
-[[links]]
-from = "r"
-to = "d"
-rate = "10Mbps"
-delay = "10ms"
-queue = { limit_packets = 100 }
+    let text = &transfer_network(
+        "duration = \"60s\"\nseed = 11",
+        "rate = \"10Mbps\"\ndelay = \"10ms\"\nqueue = { limit_packets = 100 }",
+        r#"
 [tcp]
 profile = "ns2_2002"
 variant = "newreno"
@@ -874,7 +872,8 @@ to = "d"
 sizes = "web"
 arrivals_per_second = 5.0
 tcp = { profile = "bsd", variant = "reno", tick = "100ms" }
-"#;
+"#,
+    );
     let r = run_toml(text);
     let t = r.transfers.as_ref().expect("transfers table");
     let Some(Column::Str(groups)) = t.column("group") else {
@@ -916,22 +915,10 @@ tcp = { profile = "bsd", variant = "reno", tick = "100ms" }
 /// sequence trace shows at its transmissions.
 #[test]
 fn transfers_report_congestion_events_timeout_causes_and_mean_cwnd() {
-    let text = r#"
-nodes = ["s", "r", "d"]
-[simulation]
-duration = "30s"
-seed = 5
-[[links]]
-from = "s"
-to = "r"
-rate = "100Mbps"
-delay = "1ms"
-[[links]]
-from = "r"
-to = "d"
-rate = "2Mbps"
-delay = "20ms"
-queue = { limit_packets = 10 }
+    let text = &transfer_network(
+        "duration = \"30s\"\nseed = 5",
+        "rate = \"2Mbps\"\ndelay = \"20ms\"\nqueue = { limit_packets = 10 }",
+        r#"
 [tcp]
 profile = "ns2_2002"
 variant = "reno"
@@ -947,7 +934,8 @@ capacity = "2Mbps"
 [metrics]
 tcp_events = true
 sequence_trace = true
-"#;
+"#,
+    );
     let r = run_toml(text);
     let names: Vec<String> = (0..f64_col(&r, "transfers", "timeouts").len())
         .map(|k| format!("ftp#{k}"))
