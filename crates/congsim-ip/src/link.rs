@@ -20,7 +20,7 @@
 //! comes from one upstream link, in that link's pipe order, so that no other offer can fall in
 //! between; the facade uses it to fuse hops (see `congsim::sim`).
 
-use crate::qdisc::{Enqueued, Qdisc};
+use crate::qdisc::{AdmissionBounds, Enqueued, Qdisc};
 use congsim_core::FlowId;
 use congsim_core::rng::RngStream;
 use congsim_core::time::{SimDuration, SimTime};
@@ -68,13 +68,22 @@ pub struct LinkConfig {
     pub capture: bool,
 }
 
-/// Counters of one link.
+/// Counters of one link. The ones every transmission updates come first, in one cache line
+/// (`repr(C)` keeps the order; see [`Link`]).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct LinkStats {
     pub arrivals: u64,
     /// Transmissions started.
     pub departures: u64,
     pub bytes_departed: u64,
+    /// Transmitter busy time (transmissions started).
+    pub busy_ps: u64,
+    /// Largest number of packets waiting (the one in service excluded).
+    pub max_queue_packets: u64,
+    pub max_queue_bytes: u64,
+    /// ∫ queue length dt in packet·picoseconds, as the sum of every packet's waiting time.
+    queue_area_packet_ps: u128,
     pub drops_overflow: u64,
     /// RED early drops.
     pub drops_early: u64,
@@ -84,13 +93,6 @@ pub struct LinkStats {
     pub drops_random: u64,
     /// Packets whose CE bit this link set (scripted marks; [`Link::stats_at`] adds RED's).
     pub marks: u64,
-    /// Largest number of packets waiting (the one in service excluded).
-    pub max_queue_packets: u64,
-    pub max_queue_bytes: u64,
-    /// ∫ queue length dt in packet·picoseconds, as the sum of every packet's waiting time.
-    queue_area_packet_ps: u128,
-    /// Transmitter busy time (transmissions started).
-    pub busy_ps: u64,
 }
 
 impl LinkStats {
@@ -140,8 +142,10 @@ struct Waiting {
 }
 
 /// Waiting packets of the fast path.
-#[derive(Default)]
 struct FifoQueue {
+    /// A DropTail discipline's admission test, kept here so that an offer reads one cache line
+    /// less (`None`: ask the discipline, RED).
+    droptail: Option<AdmissionBounds>,
     /// Sorted by `start` (FIFO service).
     waiting: VecDeque<Waiting>,
     /// Bytes of every entry of `waiting`.
@@ -183,13 +187,33 @@ impl FifoQueue {
     }
 }
 
+/// What a link does besides forwarding: scripted drops and marks, random loss, packet
+/// capture. Behind one pointer, so that a plain link's offer checks one field and its hot state
+/// (the random stream alone is 300 bytes) stays in a few cache lines.
+#[derive(Default)]
+struct Instruments {
+    scripted: Vec<(FlowId, u64, ScriptedAction)>,
+    data_arrivals_by_flow: BTreeMap<FlowId, u64>,
+    random_loss: Option<(f64, RngStream)>,
+    /// Transmissions as `(start of transmission, packet)`, when capturing.
+    capture: Option<Vec<(SimTime, Packet)>>,
+}
+
+/// Field order is chosen (hence `repr(C)`): what a fast-path offer touches comes first and fills
+/// four cache lines (the counters last, their rarely updated tail in the fifth); the scheduled
+/// path's fields and the rare ones follow. An offer to a link that last saw a packet many
+/// packets ago finds these lines evicted: each one it needs is a cache miss.
+#[repr(C, align(64))]
 pub struct Link {
-    rate: Rate,
+    /// Scripted drops, random loss and capture, on the few links that have any.
+    instruments: Option<Box<Instruments>>,
     delay: SimDuration,
-    clock: SerializationClock,
-    qdisc: Qdisc,
     /// `Some` on the FIFO fast path.
     fifo: Option<FifoQueue>,
+    clock: SerializationClock,
+    pipe: VecDeque<InFlight>,
+    stats: LinkStats,
+    qdisc: Qdisc,
     /// Scheduled path: the packet being transmitted.
     in_service: Option<Packet>,
     /// Scheduled path: when the packet in service started, if it had waited in the queue.
@@ -198,13 +222,6 @@ pub struct Link {
     in_service_left_queue_at: Option<SimTime>,
     /// Scheduled path: when each waiting packet was enqueued (for the queue area).
     enqueued_at: VecDeque<SimTime>,
-    pipe: VecDeque<InFlight>,
-    stats: LinkStats,
-    scripted: Vec<(FlowId, u64, ScriptedAction)>,
-    data_arrivals_by_flow: BTreeMap<FlowId, u64>,
-    random_loss: Option<(f64, RngStream)>,
-    /// Transmissions as `(start of transmission, packet)`, when capturing.
-    capture: Option<Vec<(SimTime, Packet)>>,
     /// Scheduled path: the wake-up the caller holds for a discipline that kept its packets
     /// back (CBQ), and one it has still to be told about.
     wake_scheduled: Option<SimTime>,
@@ -213,10 +230,18 @@ pub struct Link {
 
 impl Link {
     pub fn new(config: LinkConfig) -> Self {
-        let fifo = (config.fifo_fast_path && config.qdisc.is_fifo_admission_only())
-            .then(FifoQueue::default);
+        let fifo =
+            (config.fifo_fast_path && config.qdisc.is_fifo_admission_only()).then(|| FifoQueue {
+                droptail: match &config.qdisc {
+                    Qdisc::DropTail(q) => Some(q.bounds()),
+                    _ => None,
+                },
+                waiting: VecDeque::new(),
+                waiting_bytes: 0,
+                busy_until: SimTime::ZERO,
+                admitted_bytes: 0,
+            });
         Self {
-            rate: config.rate,
             delay: config.delay,
             clock: SerializationClock::new(config.rate),
             qdisc: config.qdisc,
@@ -226,10 +251,17 @@ impl Link {
             enqueued_at: VecDeque::new(),
             pipe: VecDeque::new(),
             stats: LinkStats::default(),
-            scripted: config.scripted,
-            data_arrivals_by_flow: BTreeMap::new(),
-            random_loss: config.random_loss,
-            capture: config.capture.then(Vec::new),
+            instruments: (!config.scripted.is_empty()
+                || config.random_loss.is_some()
+                || config.capture)
+                .then(|| {
+                    Box::new(Instruments {
+                        scripted: config.scripted,
+                        data_arrivals_by_flow: BTreeMap::new(),
+                        random_loss: config.random_loss,
+                        capture: config.capture.then(Vec::new),
+                    })
+                }),
             wake_scheduled: None,
             wake_to_schedule: None,
         }
@@ -237,11 +269,14 @@ impl Link {
 
     /// The recorded transmissions, in start order (empty unless capturing).
     pub fn captured(&self) -> &[(SimTime, Packet)] {
-        self.capture.as_deref().unwrap_or(&[])
+        self.instruments
+            .as_ref()
+            .and_then(|i| i.capture.as_deref())
+            .unwrap_or(&[])
     }
 
     pub fn rate(&self) -> Rate {
-        self.rate
+        self.clock.rate()
     }
     pub fn delay(&self) -> SimDuration {
         self.delay
@@ -316,16 +351,20 @@ impl Link {
     }
 
     fn scripted_or_random_drop(&mut self, pkt: &mut Packet) -> Option<DropReason> {
-        if !self.scripted.is_empty() && pkt.is_tcp_data() {
-            let count = self.data_arrivals_by_flow.entry(pkt.flow).or_insert(0);
+        let instruments = self.instruments.as_deref_mut()?;
+        if !instruments.scripted.is_empty() && pkt.is_tcp_data() {
+            let count = instruments
+                .data_arrivals_by_flow
+                .entry(pkt.flow)
+                .or_insert(0);
             *count += 1;
             let k = *count;
-            if let Some(i) = self
+            if let Some(i) = instruments
                 .scripted
                 .iter()
                 .position(|&(f, n, _)| f == pkt.flow && n == k)
             {
-                let (_, _, action) = self.scripted.swap_remove(i);
+                let (_, _, action) = instruments.scripted.swap_remove(i);
                 if action == ScriptedAction::Mark && pkt.ecn.ect {
                     pkt.ecn.ce = true;
                     self.stats.marks += 1;
@@ -334,7 +373,7 @@ impl Link {
                 }
             }
         }
-        if let Some((p, rng)) = &mut self.random_loss
+        if let Some((p, rng)) = &mut instruments.random_loss
             && rng.bernoulli(*p)
         {
             return Some(DropReason::RandomLoss);
@@ -355,7 +394,7 @@ impl Link {
 
     /// Serialization time of `pkt`, whose transmission starts at `start`, counted as a departure.
     fn transmit(&mut self, start: SimTime, pkt: &Packet) -> SimDuration {
-        if let Some(capture) = &mut self.capture {
+        if let Some(capture) = self.instruments.as_mut().and_then(|i| i.capture.as_mut()) {
             capture.push((start, *pkt));
         }
         let tx = self.clock.next_tx_time(u64::from(pkt.size_bytes));
@@ -442,13 +481,14 @@ impl Link {
         let fifo = self.fifo.as_mut().expect("fast path");
         fifo.advance(now);
         let (queued, queued_bytes) = fifo.queued_at(at);
-        let admitted = match &mut self.qdisc {
+        let admitted = match fifo.droptail {
             // The common case, kept free of RED's arguments.
-            Qdisc::DropTail(q) => q.fifo_admit(queued, queued_bytes, u64::from(pkt.size_bytes)),
-            qdisc => {
+            Some(bounds) => bounds.admit(queued, queued_bytes, u64::from(pkt.size_bytes)),
+            None => {
                 // The transmitter is idle at `at` once everything admitted has been sent.
                 let idle_since = (fifo.busy_until <= at).then_some(fifo.busy_until);
-                qdisc.fifo_admit(at, queued, queued_bytes, idle_since, pkt)
+                self.qdisc
+                    .fifo_admit(at, queued, queued_bytes, idle_since, pkt)
             }
         };
         if let Err(reason) = admitted {
@@ -691,6 +731,28 @@ mod tests {
         assert!(dropped(1, 1));
         assert!(!dropped(1, 1), "only once");
         assert_eq!(l.stats().drops_scripted, 1);
+    }
+
+    /// A fast-path offer reads the fields before the counters' rarely updated tail: keep them
+    /// in the first four cache lines of a line-aligned link (see `Link`).
+    #[test]
+    fn a_fast_path_offer_touches_four_cache_lines() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<Link>(), 64);
+        let hot_end = offset_of!(Link, stats) + offset_of!(LinkStats, drops_overflow);
+        assert!(hot_end <= 4 * 64, "hot fields end at byte {hot_end}");
+        for offset in [
+            offset_of!(Link, instruments),
+            offset_of!(Link, delay),
+            offset_of!(Link, fifo),
+            offset_of!(Link, clock),
+            offset_of!(Link, pipe),
+        ] {
+            assert!(
+                offset < offset_of!(Link, stats),
+                "hot field after the counters"
+            );
+        }
     }
 
     #[test]

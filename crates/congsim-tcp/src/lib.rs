@@ -41,3 +41,14 @@ pub struct Segment {
     /// Send as ECN-capable transport (ECT): new data of a flow that answers marks.
     pub ect: bool,
 }
+
+/// Hands the segments of `outbox` over to `out`, leaving `outbox` empty. When `out` is empty
+/// (the simulator clears it after every flush) the two buffers trade places instead of copying:
+/// a `Vec::append` is a `memcpy` call per flush (about 2 % of the benchmark's run time).
+fn hand_over(outbox: &mut Vec<Segment>, out: &mut Vec<Segment>) {
+    if out.is_empty() {
+        std::mem::swap(outbox, out);
+    } else {
+        out.append(outbox);
+    }
+}

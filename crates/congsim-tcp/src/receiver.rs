@@ -255,7 +255,7 @@ impl TcpReceiver {
 
     /// Moves the pending ACKs into `out`.
     pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
-        out.append(&mut self.outbox);
+        crate::hand_over(&mut self.outbox, out);
     }
 }
 

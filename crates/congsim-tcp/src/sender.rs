@@ -789,6 +789,6 @@ impl TcpSender {
 
     /// Moves the segments produced since the last call into `out`.
     pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
-        out.append(&mut self.outbox);
+        crate::hand_over(&mut self.outbox, out);
     }
 }

@@ -271,6 +271,9 @@ struct Simulation<'a> {
     links: Vec<Link>,
     /// Per link: the node it leads to (a dense copy of the scenario's, for the hot path).
     link_to: Vec<NodeId>,
+    /// Per link: whether `fuse_next` has any entry for it. Most links have none, and this
+    /// small table stays in cache where a lookup in the large one would miss.
+    fuses_any: Vec<bool>,
     /// `fuse_next[link * nodes + destination]`: the link a packet for `destination` leaving
     /// `link` is offered to at once (hop fusion), when that link is fed by `link` alone and
     /// accepts early offers.
@@ -466,12 +469,17 @@ impl<'a> Simulation<'a> {
                         .then_some(next)
                 })
             })
+            .collect::<Vec<_>>();
+        let fuses_any = fuse_next
+            .chunks(nodes)
+            .map(|row| row.iter().any(Option::is_some))
             .collect();
         let mut sim = Self {
             scenario,
             queue: EventQueue::new(),
             links,
             link_to,
+            fuses_any,
             fuse_next,
             routes,
             first_transfer: flows.len() + cbr.len(),
@@ -1235,9 +1243,10 @@ impl<'a> Simulation<'a> {
         loop {
             match self.links[link.index()].offer(now, at, &mut pkt) {
                 Offer::Departs { arrive_at } => {
-                    let hop = link.index() * self.scenario.nodes.len() + pkt.dst.index();
                     if arrive_at < end
-                        && let Some(next) = self.fuse_next[hop]
+                        && self.fuses_any[link.index()]
+                        && let Some(next) = self.fuse_next
+                            [link.index() * self.scenario.nodes.len() + pkt.dst.index()]
                     {
                         (at, link) = (arrive_at, next);
                         continue;

@@ -5,6 +5,35 @@ use crate::link::DropReason;
 use congsim_core::wire::Packet;
 use std::collections::VecDeque;
 
+/// A limit and its semantics as the most packets and bytes that may be queued with an arrival
+/// (`u64::MAX`: no bound): the admission test is two compares. A FIFO link that computes
+/// departure times at enqueue keeps the queue itself and a copy of these beside it.
+#[derive(Clone, Copy, Debug)]
+pub struct AdmissionBounds {
+    most_packets: u64,
+    most_bytes: u64,
+}
+
+impl AdmissionBounds {
+    /// `Err(Overflow)` if an arrival of `arriving_bytes` does not fit beside `queued_packets`
+    /// and `queued_bytes`.
+    #[inline]
+    pub fn admit(
+        &self,
+        queued_packets: u64,
+        queued_bytes: u64,
+        arriving_bytes: u64,
+    ) -> Result<(), DropReason> {
+        if queued_packets + 1 > self.most_packets
+            || queued_bytes.saturating_add(arriving_bytes) > self.most_bytes
+        {
+            Err(DropReason::Overflow)
+        } else {
+            Ok(())
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct DropTail {
     queue: VecDeque<Packet>,
@@ -12,10 +41,7 @@ pub struct DropTail {
     limit: QueueLimit,
     /// ns-2 `drop_front_`: on overflow, queue the arrival and drop the head instead.
     drop_front: bool,
-    /// The limit and its semantics as the most packets and bytes that may be queued with an
-    /// arrival (`u64::MAX`: no bound): the admission test is two compares.
-    most_packets: u64,
-    most_bytes: u64,
+    bounds: AdmissionBounds,
 }
 
 impl DropTail {
@@ -35,8 +61,10 @@ impl DropTail {
             queued_bytes: 0,
             limit,
             drop_front,
-            most_packets,
-            most_bytes,
+            bounds: AdmissionBounds {
+                most_packets,
+                most_bytes,
+            },
         }
     }
 
@@ -49,33 +77,9 @@ impl DropTail {
         Self::new(QueueLimit::Packets(limit), semantics, false)
     }
 
-    /// The admission test alone, for a queue holding `queued_packets` and `queued_bytes`.
-    /// FIFO links that compute departure times at enqueue keep the queue themselves and ask
-    /// only this.
-    #[inline]
-    pub fn would_overflow_with(
-        &self,
-        queued_packets: u64,
-        queued_bytes: u64,
-        arriving_bytes: u64,
-    ) -> bool {
-        queued_packets + 1 > self.most_packets
-            || queued_bytes.saturating_add(arriving_bytes) > self.most_bytes
-    }
-
-    /// The fast path's admission: `Err(Overflow)` if the arrival does not fit.
-    #[inline]
-    pub fn fifo_admit(
-        &self,
-        queued_packets: u64,
-        queued_bytes: u64,
-        arriving_bytes: u64,
-    ) -> Result<(), DropReason> {
-        if self.would_overflow_with(queued_packets, queued_bytes, arriving_bytes) {
-            Err(DropReason::Overflow)
-        } else {
-            Ok(())
-        }
+    /// The admission test (what a fast-path link asks).
+    pub fn bounds(&self) -> AdmissionBounds {
+        self.bounds
     }
 
     /// `true` if this discipline never reorders or drops from the queue once a packet is
@@ -88,7 +92,11 @@ impl DropTail {
     pub fn enqueue(&mut self, pkt: Packet, also_waiting: (u64, u64)) -> Enqueued {
         let queued = self.queue.len() as u64 + also_waiting.0;
         let queued_bytes = self.queued_bytes + also_waiting.1;
-        if self.would_overflow_with(queued, queued_bytes, u64::from(pkt.size_bytes)) {
+        if self
+            .bounds
+            .admit(queued, queued_bytes, u64::from(pkt.size_bytes))
+            .is_err()
+        {
             if self.drop_front && !self.queue.is_empty() {
                 self.push(pkt);
                 let head = self.dequeue().expect("queue is not empty");

@@ -6,7 +6,7 @@ mod priority;
 mod red;
 
 pub use cbq::{CBQ_PRIORITIES, Cbq, CbqClassConfig, CbqConfig, LinkSharing};
-pub use droptail::DropTail;
+pub use droptail::{AdmissionBounds, DropTail};
 pub use priority::Priority;
 pub use red::{Red, RedParams, RedStats};
 
@@ -144,7 +144,8 @@ impl Qdisc {
     ) -> Result<(), DropReason> {
         match self {
             Self::DropTail(q) => {
-                q.fifo_admit(queued_packets, queued_bytes, u64::from(pkt.size_bytes))
+                q.bounds()
+                    .admit(queued_packets, queued_bytes, u64::from(pkt.size_bytes))
             }
             Self::Red(q) => q.decide(at, queued_packets, queued_bytes, idle_since, pkt),
             Self::Priority(_) | Self::Cbq(_) => {
