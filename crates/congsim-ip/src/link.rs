@@ -68,8 +68,8 @@ pub struct LinkConfig {
     pub capture: bool,
 }
 
-/// Counters of one link. The ones every transmission updates come first, in one cache line
-/// (`repr(C)` keeps the order; see [`Link`]).
+/// Counters of one link. The four every packet updates come first, then the ones a queued
+/// packet updates (`repr(C)` keeps the order; see [`Link`]).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct LinkStats {
@@ -141,15 +141,15 @@ struct Waiting {
     cumulative_bytes: u64,
 }
 
-/// Waiting packets of the fast path.
+/// Waiting packets of the fast path. `repr(C)`: an offer that finds no packet waiting reads
+/// all but the last field (see [`Link`]).
+#[repr(C)]
 struct FifoQueue {
     /// A DropTail discipline's admission test, kept here so that an offer reads one cache line
     /// less (`None`: ask the discipline, RED).
     droptail: Option<AdmissionBounds>,
     /// Sorted by `start` (FIFO service).
     waiting: VecDeque<Waiting>,
-    /// Bytes of every entry of `waiting`.
-    waiting_bytes: u64,
     /// When the transmitter finishes the last admitted packet.
     busy_until: SimTime,
     /// Bytes ever admitted to `waiting`.
@@ -168,7 +168,6 @@ impl FifoQueue {
             if w.start >= now {
                 break;
             }
-            self.waiting_bytes -= u64::from(w.bytes);
             self.waiting.pop_front();
         }
     }
@@ -176,8 +175,16 @@ impl FifoQueue {
     /// Packets and bytes still waiting at `at` (not before the last `advance`).
     fn queued_at(&self, at: SimTime) -> (u64, u64) {
         // Usually nothing has started by `at` (always so for an offer made on time).
-        if self.waiting.front().is_none_or(|w| w.start >= at) {
-            return (self.waiting.len() as u64, self.waiting_bytes);
+        match self.waiting.front() {
+            None => return (0, 0),
+            Some(first) if first.start >= at => {
+                let bytes_before_first = first.cumulative_bytes - u64::from(first.bytes);
+                return (
+                    self.waiting.len() as u64,
+                    self.admitted_bytes - bytes_before_first,
+                );
+            }
+            Some(_) => {}
         }
         // An early offer can run far ahead of `now`: binary search the started prefix.
         let started = self.waiting.partition_point(|w| w.start < at);
@@ -199,19 +206,20 @@ struct Instruments {
     capture: Option<Vec<(SimTime, Packet)>>,
 }
 
-/// Field order is chosen (hence `repr(C)`): what a fast-path offer touches comes first and fills
-/// four cache lines (the counters last, their rarely updated tail in the fifth); the scheduled
-/// path's fields and the rare ones follow. An offer to a link that last saw a packet many
-/// packets ago finds these lines evicted: each one it needs is a cache miss.
+/// Field order is chosen (hence `repr(C)`): what a fast-path offer touches comes first, and an
+/// offer that finds no packet waiting touches only the first three cache lines (up to the
+/// fourth counter); the scheduled path's fields and the rare ones follow. An offer to a link
+/// that last saw a packet many packets ago finds these lines evicted: each one it needs is a
+/// cache miss.
 #[repr(C, align(64))]
 pub struct Link {
     /// Scripted drops, random loss and capture, on the few links that have any.
     instruments: Option<Box<Instruments>>,
     delay: SimDuration,
-    /// `Some` on the FIFO fast path.
-    fifo: Option<FifoQueue>,
     clock: SerializationClock,
     pipe: VecDeque<InFlight>,
+    /// `Some` on the FIFO fast path.
+    fifo: Option<FifoQueue>,
     stats: LinkStats,
     qdisc: Qdisc,
     /// Scheduled path: the packet being transmitted.
@@ -237,7 +245,6 @@ impl Link {
                     _ => None,
                 },
                 waiting: VecDeque::new(),
-                waiting_bytes: 0,
                 busy_until: SimTime::ZERO,
                 admitted_bytes: 0,
             });
@@ -507,7 +514,6 @@ impl Link {
                 tx_ps: tx.as_ps(),
                 cumulative_bytes: fifo.admitted_bytes,
             });
-            fifo.waiting_bytes += u64::from(pkt.size_bytes);
             self.stats.queue_area_packet_ps += u128::from((start - at).as_ps());
             self.stats.max_queue_packets = self.stats.max_queue_packets.max(queued + 1);
             self.stats.max_queue_bytes = self
@@ -733,23 +739,24 @@ mod tests {
         assert_eq!(l.stats().drops_scripted, 1);
     }
 
-    /// A fast-path offer reads the fields before the counters' rarely updated tail: keep them
-    /// in the first four cache lines of a line-aligned link (see `Link`).
+    /// An offer that finds no packet waiting reads the fields before the counters of queued
+    /// packets: keep them in the first three cache lines of a line-aligned link (see `Link`).
     #[test]
-    fn a_fast_path_offer_touches_four_cache_lines() {
+    fn an_offer_to_an_idle_link_touches_three_cache_lines() {
         use std::mem::{align_of, offset_of};
         assert_eq!(align_of::<Link>(), 64);
-        let hot_end = offset_of!(Link, stats) + offset_of!(LinkStats, drops_overflow);
-        assert!(hot_end <= 4 * 64, "hot fields end at byte {hot_end}");
-        for offset in [
-            offset_of!(Link, instruments),
-            offset_of!(Link, delay),
-            offset_of!(Link, fifo),
-            offset_of!(Link, clock),
-            offset_of!(Link, pipe),
+        let hot_end = offset_of!(Link, stats) + offset_of!(LinkStats, max_queue_packets);
+        assert!(hot_end <= 3 * 64, "hot fields end at byte {hot_end}");
+        let fifo_read_end = offset_of!(Link, fifo) + offset_of!(FifoQueue, admitted_bytes);
+        for end in [
+            offset_of!(Link, instruments) + 8,
+            offset_of!(Link, delay) + 8,
+            offset_of!(Link, clock) + size_of::<SerializationClock>(),
+            offset_of!(Link, pipe) + size_of::<VecDeque<InFlight>>(),
+            fifo_read_end,
         ] {
             assert!(
-                offset < offset_of!(Link, stats),
+                end <= offset_of!(Link, stats),
                 "hot field after the counters"
             );
         }
