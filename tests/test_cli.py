@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import filecmp
+import subprocess
+import sys
 
 from conftest import run_congsim
 
@@ -104,3 +106,18 @@ def test_plot_sequence_draws_the_time_sequence_figure(cli, root, tmp_path):
     done = run_congsim("plot-sequence", tmp_path, "--flow", "f")
     assert done.returncode == 2
     assert "no time-sequence trace; run a scenario with [metrics] sequence_trace = true" in done.stderr
+
+
+def test_validate_starts_without_the_heavy_libraries(root):
+    """`congsim validate` and `--help` must start fast: no pandas, pyarrow, rich or pydantic
+    (what a top-level import in the CLI or the package would pull in on every start)."""
+    heavy = ("pandas", "pyarrow", "rich", "pydantic", "matplotlib")
+    for args in (["validate", str(root / "scenarios" / "dumbbell-20.toml")], ["--help"]):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "congsim", *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.splitlines()}
+        assert not imported & set(heavy), f"congsim {args[0]} imports {sorted(imported & set(heavy))}"
