@@ -1,9 +1,12 @@
-"""Benchmark: dumbbell-20 in congsim and, when installed, in ns-2, timed as whole processes.
+"""Benchmark: dumbbell-20 in congsim and, when installed, in ns-2 and ns-3, timed as whole
+processes.
 
     python bench/dumbbell.py [--repeat N] [--scenario scenarios/dumbbell-20.toml]
 
-Prints congsim's wall time, events/s and packets/s (link transmissions), ns-2's wall time and
-the speed ratio, both runs' total throughput, and the extra start-up of the Python CLI.
+Prints congsim's wall time, events/s and packets/s (link transmissions), ns-2's and ns-3's wall
+times and the speed ratios, the runs' total throughput, and the extra start-up of the Python CLI.
+ns-3 (Debian `ns3 libns3-dev`) runs bench/ns3_dumbbell.cc, compiled here with g++ -O2; its runs
+are long, so it is timed best of min(N, 3).
 congsim runs through its native runner (`congsim-native`, built here with cargo --release and,
 as install.sh builds congsim, profile-guided optimisation when scripts/pgo.sh can do it);
 the best of N runs is reported for each program.
@@ -22,21 +25,45 @@ import tempfile
 import time
 from pathlib import Path
 
+import tomllib
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from ns2_script import ns2_script, seconds  # noqa: E402
+from ns3_scenario import SOURCE as NS3_SOURCE  # noqa: E402
+from ns3_scenario import ns3_input  # noqa: E402
+
+NS3_MODULES = ("core", "network", "internet", "point-to-point", "applications", "traffic-control")
 
 
-def best_of(repeat: int, command: list[str]) -> tuple[float, str]:
+def best_of(repeat: int, command: list[str], stdin: str | None = None) -> tuple[float, str]:
     """Smallest wall time of `repeat` runs, and the output of the last one."""
     best, out = float("inf"), ""
     for _ in range(repeat):
         start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=True)
         best = min(best, time.perf_counter() - start)
         out = done.stdout
     return best, out
+
+
+def ns3_runner() -> Path | None:
+    """bench/ns3_dumbbell.cc built against the installed ns-3, or None without ns-3 or g++."""
+    gxx, pkg_config = shutil.which("g++"), shutil.which("pkg-config")
+    if gxx is None or pkg_config is None:
+        return None
+    cflags = subprocess.run([pkg_config, "--cflags", "ns3-core"], capture_output=True, text=True)
+    if cflags.returncode != 0:
+        return None
+    binary = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "ns3-bench" / "dumbbell"
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    # The modules' own libraries only: Debian's .pc files also name libgsl.so, which only
+    # libgsl-dev installs and nothing here needs.
+    libraries = [f"-lns3-{module}" for module in NS3_MODULES]
+    build = [gxx, "-O2", "-std=c++17", "-o", str(binary), str(NS3_SOURCE), *cflags.stdout.split(), *libraries]
+    subprocess.run(build, check=True)
+    return binary
 
 
 def native_runner() -> tuple[Path, bool]:
@@ -95,6 +122,20 @@ def main() -> None:
         ours = {"timeouts": int(summary["timeouts"]), "retx_pkts": int(summary["retx_pkts"])}
         for counter, value in ours.items():
             print(f"{counter:<17} congsim {value:6d}   ns-2 {int(ns_counts[counter]):6d}")
+
+    ns3 = ns3_runner()
+    if ns3 is None:
+        print("ns-3              not installed (apt-get install ns3 libns3-dev): no side-by-side run")
+    else:
+        ns3_wall, out = best_of(min(args.repeat, 3), [str(ns3)], stdin=ns3_input(args.scenario))
+        payload_bytes = int(dict(line.split() for line in out.splitlines())["total_bytes"])
+        # The sinks count payload: scale to IP packets of packet_size bytes, as ns-2 counts.
+        packet = float(tomllib.loads(args.scenario.read_text())["tcp"]["packet_size"].rstrip("B"))
+        ns3_mbps = payload_bytes * packet / (packet - 40) * 8 / duration / 1e6
+        print(f"ns-3              {ns3_wall:8.3f} s")
+        difference = 100 * (congsim_mbps / ns3_mbps - 1)
+        print(f"ns-3 total        {ns3_mbps:8.3f} Mbps   (congsim differs by {difference:+.2f} %)")
+        print(f"speed-up vs ns-3  {ns3_wall / wall:8.1f} x")
 
     cli = shutil.which("congsim") or str(Path(sys.executable).parent / "congsim")
     if Path(cli).exists():
