@@ -63,15 +63,18 @@ enum Event {
     End,
 }
 
+/// `repr(C)`: the fields every flush reads come first, in the cache line the sender's
+/// configuration starts in, rather than wherever the compiler would put them.
+#[repr(C)]
 struct FlowState {
-    /// When the application starts (`start` plus the drawn jitter).
-    start_at: SimTime,
-    sender: TcpSender,
-    receiver: TcpReceiver,
     src: NodeId,
     dst: NodeId,
     sender_wakeup: Option<SimTime>,
     receiver_wakeup: Option<SimTime>,
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    /// When the application starts (`start` plus the drawn jitter).
+    start_at: SimTime,
     /// Receiver (payload, wire) bytes at the start and end of the measurement window.
     delivered_at_start: (u64, u64),
     delivered_at_end: Option<(u64, u64)>,
