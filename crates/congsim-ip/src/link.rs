@@ -197,7 +197,6 @@ impl FifoQueue {
 /// What a link does besides forwarding: scripted drops and marks, random loss, packet
 /// capture. Behind one pointer, so that a plain link's offer checks one field and its hot state
 /// (the random stream alone is 300 bytes) stays in a few cache lines.
-#[derive(Default)]
 struct Instruments {
     scripted: Vec<(FlowId, u64, ScriptedAction)>,
     data_arrivals_by_flow: BTreeMap<FlowId, u64>,
