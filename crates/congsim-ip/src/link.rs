@@ -145,9 +145,9 @@ struct Waiting {
 /// all but the last field (see [`Link`]).
 #[repr(C)]
 struct FifoQueue {
-    /// A DropTail discipline's admission test, kept here so that an offer reads one cache line
-    /// less (`None`: ask the discipline, RED).
-    droptail: Option<AdmissionBounds>,
+    /// The discipline's admission test when it is fixed bounds (DropTail), kept here so that
+    /// an offer reads one cache line less (`None`: ask the discipline, RED).
+    bounds: Option<AdmissionBounds>,
     /// Sorted by `start` (FIFO service).
     waiting: VecDeque<Waiting>,
     /// When the transmitter finishes the last admitted packet.
@@ -239,10 +239,7 @@ impl Link {
     pub fn new(config: LinkConfig) -> Self {
         let fifo =
             (config.fifo_fast_path && config.qdisc.is_fifo_admission_only()).then(|| FifoQueue {
-                droptail: match &config.qdisc {
-                    Qdisc::DropTail(q) => Some(q.bounds()),
-                    _ => None,
-                },
+                bounds: config.qdisc.admission_bounds(),
                 waiting: VecDeque::new(),
                 busy_until: SimTime::ZERO,
                 admitted_bytes: 0,
@@ -487,7 +484,7 @@ impl Link {
         let fifo = self.fifo.as_mut().expect("fast path");
         fifo.advance(now);
         let (queued, queued_bytes) = fifo.queued_at(at);
-        let admitted = match fifo.droptail {
+        let admitted = match fifo.bounds {
             // The common case, kept free of RED's arguments.
             Some(bounds) => bounds.admit(queued, queued_bytes, u64::from(pkt.size_bytes)),
             None => {

@@ -130,6 +130,16 @@ impl Qdisc {
         }
     }
 
+    /// The admission test when it is two fixed bounds (DropTail): a fast-path link keeps a copy
+    /// beside its own queue state and asks [`Self::fifo_admit`] only when this is `None` (RED,
+    /// whose decision depends on time and an average).
+    pub fn admission_bounds(&self) -> Option<AdmissionBounds> {
+        match self {
+            Self::DropTail(q) => Some(q.bounds()),
+            Self::Red(_) | Self::Priority(_) | Self::Cbq(_) => None,
+        }
+    }
+
     /// The fast path's admission decision for `pkt` arriving at `at` to find `queued_packets`
     /// (`queued_bytes`) waiting, the link idle since `idle_since` if it is idle. RED may mark
     /// the packet.
