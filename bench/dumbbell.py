@@ -25,8 +25,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import tomllib
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -128,10 +126,8 @@ def main() -> None:
         print("ns-3              not installed (apt-get install ns3 libns3-dev): no side-by-side run")
     else:
         ns3_wall, out = best_of(min(args.repeat, 3), [str(ns3)], stdin=ns3_input(args.scenario))
-        payload_bytes = int(dict(line.split() for line in out.splitlines())["total_bytes"])
-        # The sinks count payload: scale to IP packets of packet_size bytes, as ns-2 counts.
-        packet = float(tomllib.loads(args.scenario.read_text())["tcp"]["packet_size"].rstrip("B"))
-        ns3_mbps = payload_bytes * packet / (packet - 40) * 8 / duration / 1e6
+        ns3_bytes = int(dict(line.split() for line in out.splitlines())["total_bytes"])
+        ns3_mbps = ns3_bytes * 8 / duration / 1e6
         print(f"ns-3              {ns3_wall:8.3f} s")
         difference = 100 * (congsim_mbps / ns3_mbps - 1)
         print(f"ns-3 total        {ns3_mbps:8.3f} Mbps   (congsim differs by {difference:+.2f} %)")
