@@ -49,7 +49,7 @@ def main() -> None:
         plan_path.write_text(PLAN.format(scenario=scenario, duration=args.duration))
         plan = load_plan(plan_path)
         runs = plan.runs()
-        work = tasks(plan, runs, Path(tmp))
+        work = tasks(plan, runs)
         back_to_back = sweep = float("inf")
         for attempt in range(args.repeat):
             start = time.perf_counter()

@@ -78,10 +78,28 @@ def test_missing_file_is_a_scenario_error(tmp_path):
         congsim.load(tmp_path / "nope.toml")
 
 
-def test_replication_out_of_range_is_reported():
-    scenario = congsim.loads(TWO_NODES.format(seed=1))
-    with pytest.raises(congsim.ScenarioError, match="replication 3 is out of range"):
-        congsim.run(scenario, replication=3)
+def test_any_replication_index_runs_and_selects_its_own_streams():
+    scenario = congsim.loads(TWO_NODES.format(seed=1))  # random losses: streams matter
+    assert scenario.replications == 1
+    runs = [congsim.run(scenario, replication=r).flows for r in (0, 1, 3, 3)]
+    assert runs[2].equals(runs[3]), "a replication index repeats itself"
+    assert not runs[0].equals(runs[1]) and not runs[1].equals(runs[2])
+    with pytest.raises(ValueError, match="replication must be 0 or more"):
+        congsim.run(scenario, replication=-1)
+
+
+def test_a_run_reports_its_simulated_clock_and_stops_when_told():
+    scenario = congsim.loads(TWO_NODES.format(seed=1), overrides={"simulation.duration": "5000s"})
+    seen: list[tuple[float, float]] = []
+
+    def progress(simulated_s: float, duration_s: float) -> None:
+        seen.append((simulated_s, duration_s))
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        congsim.run(scenario, progress=progress)
+    assert len(seen) == 2 and seen[0][1] == 5000.0 and 0 < seen[0][0] <= seen[1][0] < 5000.0
 
 
 def test_seed_changes_results_and_same_seed_repeats_them():

@@ -121,3 +121,55 @@ def test_validate_starts_without_the_heavy_libraries(root):
         )
         imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.splitlines()}
         assert not imported & set(heavy), f"congsim {args[0]} imports {sorted(imported & set(heavy))}"
+
+
+def test_the_verdict_stays_visible_in_an_80_column_terminal():
+    import io
+
+    import pandas as pd
+    from rich.console import Console
+
+    from congsim.cli import _print_claims, _print_comparison
+
+    axes = ["links[0].queue.limit_packets", "tcp.variant"]
+    comparison = pd.DataFrame(
+        {
+            axes[0]: [25, 400],
+            axes[1]: ["reno", "tahoe"],
+            "metric": ["throughput_mbps_with_a_long_name", "timeouts_per_flow_with_a_long_name"],
+            "reference": [93.123456, 1.5],
+            "band_low": [88.4673, 0.975],
+            "band_high": [97.7796, 2.025],
+            "mean": [93.41234, 3.2],
+            "ci_low": [92.91234, 2.9],
+            "ci_high": [93.91234, 3.5],
+            "verdict": ["agrees", "differs"],
+            "source": ["ns-2.35 on the same scenario", "ns-2.35 on the same scenario"],
+        }
+    )
+    claims = pd.DataFrame(
+        [
+            {
+                "claim": "EPD is more efficient than plain UBR with fast retransmit and recovery " * 2,
+                "factor": 1.0,
+                "lhs_mean": 0.5,
+                "lhs_ci_low": 0.4,
+                "lhs_ci_high": 0.6,
+                "rhs_mean": 0.9,
+                "rhs_ci_low": 0.85,
+                "rhs_ci_high": 0.95,
+                "ratio": 0.55,
+                "ratio_ci_low": 0.5,
+                "ratio_ci_high": 0.6,
+                "verdict": "not significant",
+            }
+        ]
+    )
+    text = io.StringIO()
+    console = Console(file=text, width=80)
+    _print_comparison(console, comparison, axes)
+    _print_claims(console, claims)
+    printed = text.getvalue()
+    assert all(len(line) <= 80 for line in printed.splitlines())
+    for verdict in ("agrees", "differs", "not significant"):
+        assert verdict in printed, printed

@@ -1,12 +1,23 @@
 """Type stub of the native module built from crates/congsim-py."""
 
+from collections.abc import Callable
 from typing import Any
 
 class ScenarioError(ValueError): ...
 
-def validate(text: str, file: str) -> str: ...
+def validate(text: str, file: str) -> tuple[str, list[str]]:
+    """A one-line description and the warnings (`field: message`)."""
+
 def describe(text: str, file: str, overrides: str | None = None) -> tuple[str, int, int]: ...
-def run(text: str, file: str, replication: int = 0, overrides: str | None = None) -> dict[str, Any]:
-    """`{table: {column: values}}`, plus `"captures": {file: pcap bytes}` when asked for."""
+def run(
+    text: str,
+    file: str,
+    replication: int = 0,
+    overrides: str | None = None,
+    progress: Callable[[float, float], object] | None = None,
+) -> dict[str, Any]:
+    """`{table: {column: values}}`, plus `"captures": {file: pcap bytes}` when asked for.
+    Ctrl-C stops it within about 100 ms; `progress(simulated_s, duration_s)` is called as
+    often."""
 
 def schema() -> str: ...

@@ -10,6 +10,8 @@ line is Click's: Typer, which we used first, imports pydantic to coerce argument
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -61,11 +63,26 @@ def run(file: Path, out: Path | None, replication: int) -> None:
     """Run the scenario FILE (TOML) and print a per-flow summary."""
     import congsim
 
+    if replication < 0:
+        _fail(f"--replication {replication}: must be 0 or more")
     try:
         scenario = congsim.load(file)
-        results = congsim.run(scenario, replication)
-    except (ScenarioError, OverflowError) as e:
+    except ScenarioError as e:
         _fail(str(e))
+    if out is not None:
+        # Before the run: a bad --out must not cost the simulation.
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            _fail(f"{out}: cannot write results: {e.strerror or e}")
+    with _simulated_time_bar(scenario.name) as progress:
+        try:
+            results = congsim.run(scenario, replication, progress=progress)
+        except (ScenarioError, OverflowError) as e:
+            _fail(str(e))
+        except KeyboardInterrupt:
+            _interrupted("the run was stopped; nothing was written")
+    _print_warnings([f"{file}: {w}" for w in results.warnings])
     _print_summary(scenario.name, results)
     if out is not None:
         try:
@@ -73,6 +90,57 @@ def run(file: Path, out: Path | None, replication: int) -> None:
         except OSError as e:
             _fail(f"{out}: cannot write results: {e.strerror or e}")
         click.echo(f"wrote {len(written)} files to {out}")
+
+
+def _interrupted(what: str) -> NoReturn:
+    """Ctrl-C: one line saying what was kept, and the shell's status for SIGINT."""
+    click.echo(f"interrupted: {what}", err=True)
+    sys.exit(130)
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@contextmanager
+def _simulated_time_bar(name: str) -> Iterator[Callable[[float, float], None]]:
+    """A progress bar over simulated time with an ETA, on a terminal only (logs stay clean)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:.3g} of {task.total:.3g} simulated s"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, disable=not console.is_terminal, transient=True) as progress:
+        task = progress.add_task(name, total=None)
+
+        def update(simulated_s: float, duration_s: float) -> None:
+            progress.update(task, completed=simulated_s, total=duration_s)
+
+        yield update
+
+
+@contextmanager
+def _runs_bar(name: str) -> Iterator[Callable[[int, int, int], None]]:
+    """A progress bar over the runs of a sweep or study with an ETA, on a terminal only."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task(name, total=None)
+
+        def update(done: int, total: int, failed: int) -> None:
+            label = f"{name} ({failed} failed)" if failed else name
+            progress.update(task, completed=done, total=total, description=label)
+
+        yield update
 
 
 def _print_summary(name: str, results: object) -> None:
@@ -132,9 +200,6 @@ def _print_summary(name: str, results: object) -> None:
 def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, scheduler: str | None) -> None:
     """Run every configuration and replication of the sweep PLAN (TOML: base scenario, [set],
     [axes], replications), resuming where a previous run stopped."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from congsim.sweep import PlanError, SchedulerError, load_plan, run_sweep
 
     if executor not in ("local", "dask"):
@@ -146,21 +211,19 @@ def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, sche
     except PlanError as e:
         _fail(str(e))
     store = out if out is not None else Path("sweeps") / loaded.name
-    console = Console(stderr=True)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task(loaded.name, total=len(loaded.runs()))
-
-        def update(done: int, total: int, failed: int) -> None:
-            label = f"{loaded.name} ({failed} failed)" if failed else loaded.name
-            progress.update(task, completed=done, total=total, description=label)
-
+    with _runs_bar(loaded.name) as update:
         try:
             outcome = run_sweep(loaded, store, workers, on_progress=update, scheduler=scheduler)
         except SchedulerError as e:
             _fail(str(e))
         except OSError as e:
             _fail(f"{store}: cannot write the results store: {e.strerror or e}")
+        except KeyboardInterrupt:
+            stored = len(list((store / "runs").glob("*.parquet")))
+            _interrupted(
+                f"{stored} of {len(loaded.runs())} runs are stored in {store}; "
+                "the same command resumes the sweep"
+            )
     stats = outcome.statistics() if outcome.runs else None
     if stats is not None and not stats.empty:
         stats.to_csv(store / "statistics.csv", index=False)
@@ -204,10 +267,16 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
         if entry.pending is not None:
             console.print(f"not reproducible yet: {entry.pending}")
             continue
-        try:
-            result = reproduce_study(entry, out, replications, workers)
-        except OSError as e:
-            _fail(f"{out / entry.name}: cannot write results: {e.strerror or e}")
+        with _runs_bar(entry.name) as update:
+            try:
+                result = reproduce_study(entry, out, replications, workers, on_progress=update)
+            except OSError as e:
+                _fail(f"{out / entry.name}: cannot write results: {e.strerror or e}")
+            except KeyboardInterrupt:
+                _interrupted(
+                    f"every finished run of {entry.name} is stored in {out / entry.name}; "
+                    "the same command resumes"
+                )
         if result.failures:
             _fail(f"{len(result.failures)} runs failed (see {result.folder}/runs/*.error.txt)")
         _print_comparison(console, result.comparison, result.axes)
@@ -229,13 +298,16 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     # Axis labels: the last part of the field path (links[0].queue.limit_packets: limit_packets).
     short = [a.split(".")[-1] for a in axes]
     labels = [a if short.count(name) > 1 else name for a, name in zip(axes, short, strict=True)]
-    for column in [*labels, "metric", "reference", "ours (95% CI)", "band", "verdict"]:
-        table.add_column(column, justify="right" if column in ("reference", "band") else "left", no_wrap=True)
+    # The verdict comes first and never wraps, so that a narrow terminal folds the other
+    # columns rather than cut it off.
+    table.add_column("verdict", no_wrap=True, min_width=7)
+    for column in [*labels, "metric", "reference", "ours (95% CI)", "band"]:
+        table.add_column(column, justify="right" if column in ("reference", "band") else "left")
     for row in comparison.to_dict("records"):
         ours = f"{row['mean']:.4g} [{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
         band = f"{row['band_low']:.4g}..{row['band_high']:.4g}"
         cells = [str(row[a]) for a in axes]
-        table.add_row(*cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band, str(row["verdict"]))
+        table.add_row(str(row["verdict"]), *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band)
     console.print(table)
     agreeing = int((comparison["verdict"] == "agrees").sum())
     source = comparison["source"].iloc[0]
@@ -247,13 +319,14 @@ def _print_claims(console: Console, claims: pd.DataFrame) -> None:
     from rich.table import Table
 
     table = Table(show_lines=False)
-    for column in ("claim", "left side (95% CI)", "right side (95% CI)", "ratio (95% CI)", "verdict"):
+    table.add_column("verdict", no_wrap=True, min_width=7)
+    for column in ("claim", "left side (95% CI)", "right side (95% CI)", "ratio (95% CI)"):
         table.add_column(column)
     for row in claims.to_dict("records"):
         lhs = f"{row['factor']:g} x {row['lhs_mean']:.4g} [{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
         rhs = f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]"
         ratio = f"{row['ratio']:.3g} [{row['ratio_ci_low']:.3g}, {row['ratio_ci_high']:.3g}]"
-        table.add_row(str(row["claim"]), lhs, rhs, ratio, str(row["verdict"]))
+        table.add_row(str(row["verdict"]), str(row["claim"]), lhs, rhs, ratio)
     console.print(table)
     holding = int((claims["verdict"] == "holds").sum())
     console.print(
@@ -302,15 +375,13 @@ def plot_sequence(directory: Path, flow: str, out: Path | None) -> None:
 def validate(file: Path) -> None:
     """Check the scenario FILE (TOML); report the first problem with its field path."""
     from congsim import _core
+    from congsim.scenario import read_text
 
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as e:
-        _fail(f"{file}: cannot read the file: {e.strerror or e}")
-    try:
-        description = _core.validate(text, str(file))
+        description, warnings = _core.validate(read_text(file), str(file))
     except ScenarioError as e:
         _fail(str(e))
+    _print_warnings([f"{file}: {w}" for w in warnings])
     click.echo(f"{file}: ok ({description})")
 
 

@@ -21,6 +21,7 @@ OPTIONAL = (
     "atm_ports",
     "atm_vcs",
     "atm_series",
+    "warnings",
 )
 
 
@@ -28,7 +29,8 @@ class Results:
     """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
     `[metrics]`, `flow_series`, `link_series`, `tcp_events` and `sequence` (the time-sequence
     trace); `cbr` when the scenario has CBR sources; `classes` when it has priority queues;
-    `transfers` when it has random transfers; `atm_ports` and `atm_vcs` when it has ATM links."""
+    `transfers` when it has random transfers; `atm_ports` and `atm_vcs` when it has ATM links;
+    `warnings` when the scenario has settings that do nothing or defeat themselves."""
 
     def __init__(self, tables: dict[str, Any]) -> None:
         tables = dict(tables)
@@ -39,6 +41,9 @@ class Results:
     def table(self, name: str) -> pd.DataFrame:
         import pandas as pd
 
+        if name == "warnings" and name not in self._columns:
+            empty: pd.DataFrame = pd.DataFrame({"field": [], "message": []}, dtype=str)
+            return empty
         if name not in self._columns:
             if name == "cbr":
                 raise KeyError("the scenario has no [[cbr]] sources")
@@ -109,6 +114,15 @@ class Results:
     @property
     def atm_series(self) -> pd.DataFrame:
         return self.table("atm_series")
+
+    @property
+    def warnings(self) -> list[str]:
+        """The scenario's warnings (`field: message`): settings that do nothing or defeat
+        themselves. The `warnings` table has them as columns."""
+        columns = self._columns.get("warnings")
+        if columns is None:
+            return []
+        return [f"{f}: {m}" for f, m in zip(columns["field"], columns["message"], strict=True)]
 
     def write(self, directory: str | Path) -> list[Path]:
         """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its

@@ -44,14 +44,26 @@ def loads(text: str, source: str = "<string>", overrides: Mapping[str, Any] | No
     return replace(scenario, name=name, replications=replications, seed=seed)
 
 
+def read_text(path: Path) -> str:
+    """The text of a scenario or plan file; `ScenarioError` for a file that cannot be read or
+    is not UTF-8 text (TOML is UTF-8), naming the file and where decoding failed."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise _core.ScenarioError(f"{path}: cannot read the file: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _core.ScenarioError(
+            f"{path}: not a UTF-8 text file (byte {e.start} is 0x{data[e.start]:02x}); "
+            "scenario files are TOML, which is UTF-8"
+        ) from None
+
+
 def load(path: str | Path, overrides: Mapping[str, Any] | None = None) -> Scenario:
     """Reads and validates the scenario file at `path`, after `overrides`."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise _core.ScenarioError(f"{p}: cannot read the file: {e.strerror or e}") from None
-    return loads(text, str(p), overrides)
+    return loads(read_text(p), str(p), overrides)
 
 
 def schema() -> dict[str, Any]:

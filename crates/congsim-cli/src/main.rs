@@ -61,6 +61,12 @@ fn write_captures(dir: &Path, captures: &[(String, Vec<u8>)]) -> Result<(), Stri
     Ok(())
 }
 
+fn print_warnings(s: &Scenario) {
+    for w in &s.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 fn load(file: &Path) -> Result<Scenario, String> {
     scenario::load_file(file).map_err(|e| e.to_string())
 }
@@ -73,15 +79,21 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Validate { file } => load(&file).map(|s| {
+            print_warnings(&s);
             println!("{}: ok ({})", file.display(), s.describe());
         }),
-        Command::Run { file, out, replication, quiet } => load(&file).and_then(|s| {
-            if replication >= s.replications {
-                return Err(format!(
-                    "--replication {replication} is out of range: the scenario has {} replication(s)",
-                    s.replications
-                ));
+        Command::Run {
+            file,
+            out,
+            replication,
+            quiet,
+        } => load(&file).and_then(|s| {
+            // The output folder is made before the run: a bad --out costs no simulation.
+            if let Some(dir) = &out {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))?;
             }
+            print_warnings(&s);
             let result = congsim::run(&s, replication);
             if !quiet {
                 print!("{}", result.flows.to_csv());
@@ -89,7 +101,7 @@ fn main() -> ExitCode {
             print!("{}", result.summary.to_csv());
             match out {
                 Some(dir) => write_tables(&dir, &result.tables())
-                .and_then(|()| write_captures(&dir, &result.captures)),
+                    .and_then(|()| write_captures(&dir, &result.captures)),
                 None => Ok(()),
             }
         }),

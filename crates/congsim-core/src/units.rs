@@ -111,6 +111,10 @@ pub enum UnitError {
         "\"{0}\" is not a size: write a number followed by B, KB, MB or GB (1 KB = 1024 B, e.g. \"64KB\")"
     )]
     Size(String),
+    #[error(
+        "\"{0}\": kB is 1000 B in SI but KB is 1024 B here: write KB or KiB (1024 B) or the number of B"
+    )]
+    AmbiguousKilobyte(String),
     #[error("\"{0}\" must be greater than zero")]
     Zero(String),
     /// A well-formed value that is not a whole number of the unit it resolves to, or too big.
@@ -196,7 +200,9 @@ pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
     let (mantissa, scale, unit) = split_decimal(text).ok_or_else(err)?;
     let factor: u128 = match unit {
         "B" | "bytes" => 1,
-        "KB" | "KiB" | "kB" => 1 << 10,
+        "KB" | "KiB" => 1 << 10,
+        // SI's kB is 1000 B and ours would be 1024: refused rather than guessed.
+        "kB" => return Err(UnitError::AmbiguousKilobyte(text.to_string())),
         "MB" | "MiB" => 1 << 20,
         "GB" | "GiB" => 1 << 30,
         _ => return Err(err()),
@@ -237,6 +243,15 @@ mod tests {
         assert_eq!(parse_size("64KB").unwrap(), Bytes(65_536));
         assert_eq!(parse_size("500B").unwrap(), Bytes(500));
         assert!(parse_size("12 parsecs").is_err());
+        // The documented spellings: binary prefixes, a space before the unit.
+        assert_eq!(parse_size("2 MiB").unwrap(), Bytes(2 << 20));
+        assert_eq!(parse_size("1KiB").unwrap(), parse_size("1KB").unwrap());
+        assert_eq!(parse_rate("10 Mb/s").unwrap().bps(), 10_000_000);
+        assert_eq!(parse_duration("3 µs").unwrap(), SimDuration::from_micros(3));
+        assert_eq!(
+            parse_size("64kB"),
+            Err(UnitError::AmbiguousKilobyte("64kB".into()))
+        );
     }
 
     #[test]

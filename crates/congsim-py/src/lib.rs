@@ -1,12 +1,15 @@
 //! `congsim._core`: the Python extension. Glue only: it parses nothing and simulates nothing
 //! itself, and it releases the GIL while a run is in progress.
 
+use congsim::SimTime;
 use congsim::scenario::{self, ScenarioError as RustScenarioError};
 use congsim::table::{Column, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
 
 create_exception!(
     congsim._core,
@@ -50,11 +53,13 @@ fn load(text: &str, file: &str, overrides: Option<&str>) -> PyResult<congsim::Sc
     scenario::from_toml_str_with_overrides(text, file, &overrides).map_err(scenario_error)
 }
 
-/// Checks scenario TOML `text` (labelled `file` in messages); returns a one-line description.
+/// Checks scenario TOML `text` (labelled `file` in messages); returns a one-line description
+/// and the scenario's warnings (`field: message`).
 #[pyfunction]
-fn validate(text: &str, file: &str) -> PyResult<String> {
+fn validate(text: &str, file: &str) -> PyResult<(String, Vec<String>)> {
     let s = scenario::from_toml_str(text, file).map_err(scenario_error)?;
-    Ok(s.describe())
+    let warnings = s.warnings.iter().map(ToString::to_string).collect();
+    Ok((s.describe(), warnings))
 }
 
 /// The scenario's name, number of replications and seed, after `overrides`.
@@ -65,25 +70,59 @@ fn describe(text: &str, file: &str, overrides: Option<&str>) -> PyResult<(String
     Ok((s.name, s.replications, s.seed))
 }
 
+/// Wall time between two looks at Python from a run: Ctrl-C (pending signals) and the
+/// progress callback.
+const LOOK_AT_PYTHON_EVERY: Duration = Duration::from_millis(100);
+
 /// Runs replication `replication` of the scenario (after `overrides`, a JSON list of
-/// `[path, value]` pairs); returns `{table: {column: list}}`.
+/// `[path, value]` pairs); returns `{table: {column: list}}`. Every 100 ms of wall time the run
+/// takes the GIL back for a moment: a pending signal (Ctrl-C) stops it with the signal's
+/// exception, and `progress(simulated_s, duration_s)`, if given, is called.
 #[pyfunction]
-#[pyo3(signature = (text, file, replication = 0, overrides = None))]
+#[pyo3(signature = (text, file, replication = 0, overrides = None, progress = None))]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the glue, like a CLI, paces its looks at Python by wall time; the engine sees only its observer's answer"
+)]
 fn run<'py>(
     py: Python<'py>,
     text: &str,
     file: &str,
     replication: u32,
     overrides: Option<&str>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = load(text, file, overrides)?;
-    if replication >= s.replications {
-        return Err(ScenarioError::new_err(format!(
-            "{file}: replication {replication} is out of range: simulation.replications is {}",
-            s.replications
-        )));
+    let duration_s = s.duration.as_secs_f64();
+    let mut looked = Instant::now();
+    let mut stopped_by: Option<PyErr> = None;
+    let mut observe = |now: SimTime| {
+        if looked.elapsed() < LOOK_AT_PYTHON_EVERY {
+            return ControlFlow::Continue(());
+        }
+        looked = Instant::now();
+        let outcome = Python::attach(|py| {
+            py.check_signals()?;
+            if let Some(callback) = &progress {
+                callback.call1(py, (now.as_secs_f64(), duration_s))?;
+            }
+            Ok::<(), PyErr>(())
+        });
+        match outcome {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                stopped_by = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    };
+    let finished = py.detach(|| congsim::run_observed(&s, replication, &mut observe));
+    let Some(result) = finished else {
+        return Err(stopped_by.expect("the observer says why it stopped the run"));
+    };
+    if let Some(callback) = &progress {
+        callback.call1(py, (duration_s, duration_s))?;
     }
-    let result = py.detach(|| congsim::run(&s, replication));
     let out = PyDict::new(py);
     for (name, table) in result.tables() {
         if let Some(t) = table {

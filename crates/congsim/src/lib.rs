@@ -18,5 +18,6 @@ pub mod sim;
 pub mod table;
 pub mod transfers;
 
+pub use congsim_core::time::SimTime;
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::{RunResult, run};
+pub use sim::{OBSERVE_EVERY_EVENTS, RunResult, run, run_observed};

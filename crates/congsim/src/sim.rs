@@ -10,8 +10,8 @@
 
 use crate::metrics::{coefficient_of_variation, jain_index};
 use crate::pcap::{FlowWire, PcapWriter};
-use crate::scenario::Scenario;
 use crate::scenario::{QueueDiscipline, ResolvedCapture, ResolvedLink};
+use crate::scenario::{Scenario, ScenarioWarning};
 use crate::table::{Column, Table};
 use crate::transfers::exponential_gap_s;
 use congsim_atm::abr::AbrStats;
@@ -26,6 +26,7 @@ use congsim_ip::qdisc::{Cbq, Classifier, DropTail, Priority, Red};
 use congsim_ip::{LimitSemantics, Link, LinkStats, Offer, Qdisc};
 use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
 use std::collections::BTreeSet;
+use std::ops::ControlFlow;
 
 /// The 4.3BSD fast timer (delayed ACKs) period.
 const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
@@ -241,6 +242,8 @@ pub struct RunResult {
     pub atm_vcs: Option<Table>,
     /// ATM port queues sampled with the other series (ATM links and `series_interval`).
     pub atm_series: Option<Table>,
+    /// Settings that do nothing or defeat themselves (when the scenario has any).
+    pub warnings: Option<Table>,
     /// Packet captures: `(file name, pcap bytes)`.
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
@@ -249,7 +252,7 @@ pub struct RunResult {
 
 impl RunResult {
     /// Every table by name, `None` for an optional one the run did not produce.
-    pub fn tables(&self) -> [(&'static str, Option<&Table>); 13] {
+    pub fn tables(&self) -> [(&'static str, Option<&Table>); 14] {
         [
             ("flows", Some(&self.flows)),
             ("links", Some(&self.links)),
@@ -264,6 +267,7 @@ impl RunResult {
             ("atm_ports", self.atm_ports.as_ref()),
             ("atm_vcs", self.atm_vcs.as_ref()),
             ("atm_series", self.atm_series.as_ref()),
+            ("warnings", self.warnings.as_ref()),
         ]
     }
 }
@@ -277,12 +281,12 @@ struct Simulation<'a> {
     /// Per link: whether `fuse_next` has any entry for it. Most links have none, and this
     /// small table stays in cache where a lookup in the large one would miss.
     fuses_any: Vec<bool>,
-    /// `fuse_next[link * nodes + destination]`: the link a packet for `destination` leaving
+    /// `fuse_next[link * destinations + row of destination]`: the link a packet for `destination` leaving
     /// `link` is offered to at once (hop fusion), when that link is fed by `link` alone and
     /// accepts early offers.
     fuse_next: Vec<Option<LinkId>>,
-    /// `routes[node * nodes + destination]`: the link to forward on.
-    routes: Vec<Option<LinkId>>,
+    /// Destinations per link in `fuse_next`.
+    fuse_rows: usize,
     flows: Vec<FlowState>,
     cbr: Vec<CbrState>,
     /// Connections of random transfers, in order of arrival; flow id `first_transfer + i`.
@@ -320,9 +324,27 @@ struct EarlyEndpoints {
 
 /// Runs replication `replication` of `scenario` to completion.
 pub fn run(scenario: &Scenario, replication: u32) -> RunResult {
+    let finished = run_observed(scenario, replication, &mut |_| ControlFlow::Continue(()));
+    finished.expect("an observer that never stops")
+}
+
+/// Events between two calls of a run's observer: rare enough to cost nothing, often enough
+/// (a few milliseconds of wall time) for a prompt progress bar or Ctrl-C.
+pub const OBSERVE_EVERY_EVENTS: u64 = 1 << 16;
+
+/// Runs replication `replication` of `scenario`, calling `observe` with the simulated time
+/// every [`OBSERVE_EVERY_EVENTS`] events; `None` when the observer stopped the run. The
+/// observer sees the clock only: it cannot change what is simulated.
+pub fn run_observed(
+    scenario: &Scenario,
+    replication: u32,
+    observe: &mut impl FnMut(SimTime) -> ControlFlow<()>,
+) -> Option<RunResult> {
     let mut sim = Simulation::new(scenario, replication);
-    sim.run();
-    sim.results(replication)
+    match sim.run(observe) {
+        ControlFlow::Continue(()) => Some(sim.results(replication)),
+        ControlFlow::Break(()) => None,
+    }
 }
 
 impl<'a> Simulation<'a> {
@@ -453,18 +475,18 @@ impl<'a> Simulation<'a> {
             })
             .collect();
         let link_to = scenario.links.iter().map(|l| l.to).collect();
-        let routes: Vec<Option<LinkId>> = scenario.routes.iter().flatten().copied().collect();
-        let nodes = scenario.nodes.len();
+        let routes = &scenario.routes;
+        let destinations: Vec<NodeId> = routes.destinations().collect();
+        let rows = destinations.len();
         let fuse_next = scenario
             .links
             .iter()
             .enumerate()
             .flat_map(|(i, spec)| {
-                let (links, routes) = (&links, &routes);
-                (0..nodes).map(move |dst| {
+                let (links, destinations) = (&links, &destinations);
+                destinations.iter().map(move |&dst| {
                     let upstream = LinkId(i as u32);
-                    let next =
-                        routes[spec.to.index() * nodes + dst].filter(|_| spec.to.index() != dst)?;
+                    let next = routes.next_hop(spec.to, dst).filter(|_| spec.to != dst)?;
                     let fed_only_by_upstream =
                         scenario.links[next.index()].single_feeder == Some(upstream);
                     let accepts: &Link = &links[next.index()];
@@ -474,7 +496,7 @@ impl<'a> Simulation<'a> {
             })
             .collect::<Vec<_>>();
         let fuses_any = fuse_next
-            .chunks(nodes)
+            .chunks(rows.max(1))
             .map(|row| row.iter().any(Option::is_some))
             .collect();
         let mut sim = Self {
@@ -484,7 +506,7 @@ impl<'a> Simulation<'a> {
             link_to,
             fuses_any,
             fuse_next,
-            routes,
+            fuse_rows: rows,
             first_transfer: flows.len() + cbr.len(),
             flows,
             cbr,
@@ -609,7 +631,7 @@ impl<'a> Simulation<'a> {
         SimTime::ZERO + d
     }
 
-    fn run(&mut self) {
+    fn run(&mut self, observe: &mut impl FnMut(SimTime) -> ControlFlow<()>) -> ControlFlow<()> {
         let s = self.scenario;
         // End first: at the final instant nothing else is processed.
         self.queue.schedule(Self::at(s.duration), Event::End);
@@ -647,7 +669,13 @@ impl<'a> Simulation<'a> {
         if self.series.is_some() {
             self.queue.schedule(SimTime::ZERO, Event::Sample);
         }
+        let mut until_observed = OBSERVE_EVERY_EVENTS;
         while let Some((now, event)) = self.queue.pop() {
+            until_observed -= 1;
+            if until_observed == 0 {
+                until_observed = OBSERVE_EVERY_EVENTS;
+                observe(now)?;
+            }
             match event {
                 Event::LinkArrival(link) => {
                     let (pkt, next) = self.links[link.index()].pop_arrival(now);
@@ -746,6 +774,7 @@ impl<'a> Simulation<'a> {
                 }
             }
         }
+        ControlFlow::Continue(())
     }
 
     fn snapshot_measure_end(&mut self) {
@@ -1208,11 +1237,10 @@ impl<'a> Simulation<'a> {
 
     /// The links from `from` to `to`, if there is a route.
     fn path(&self, from: NodeId, to: NodeId) -> Option<Vec<u32>> {
-        let nodes = self.scenario.nodes.len();
         let mut path = Vec::new();
         let mut at = from;
         while at != to {
-            let link = self.routes[at.index() * nodes + to.index()]?;
+            let link = self.scenario.routes.next_hop(at, to)?;
             path.push(link.0);
             at = self.link_to[link.index()];
         }
@@ -1248,8 +1276,12 @@ impl<'a> Simulation<'a> {
                 Offer::Departs { arrive_at } => {
                     if arrive_at < end
                         && self.fuses_any[link.index()]
-                        && let Some(next) = self.fuse_next
-                            [link.index() * self.scenario.nodes.len() + pkt.dst.index()]
+                        && let Some(next) = self.fuse_next[link.index() * self.fuse_rows
+                            + self
+                                .scenario
+                                .routes
+                                .row(pkt.dst)
+                                .expect("traffic has a route")]
                     {
                         (at, link) = (arrive_at, next);
                         continue;
@@ -1320,7 +1352,9 @@ impl<'a> Simulation<'a> {
     }
 
     fn route(&self, node: NodeId, destination: NodeId) -> LinkId {
-        self.routes[node.index() * self.scenario.nodes.len() + destination.index()]
+        self.scenario
+            .routes
+            .next_hop(node, destination)
             .expect("routes were validated when the scenario was loaded")
     }
 
@@ -1924,9 +1958,25 @@ impl<'a> Simulation<'a> {
             summary,
             flow_series,
             link_series,
+            warnings: warnings_table(&self.scenario.warnings),
             events: self.queue.events_processed(),
         }
     }
+}
+
+/// The scenario's warnings, one row each (`None` when there are none).
+fn warnings_table(warnings: &[ScenarioWarning]) -> Option<Table> {
+    if warnings.is_empty() {
+        return None;
+    }
+    let mut t = Table::default();
+    let field = warnings.iter().map(|w| w.path.clone()).collect();
+    t.push("field", Column::Str(field));
+    t.push(
+        "message",
+        Column::Str(warnings.iter().map(|w| w.message.clone()).collect()),
+    );
+    Some(t)
 }
 
 /// The ATM network in the summary: the largest queue of any port (the bottleneck's), in cells
@@ -1949,7 +1999,7 @@ fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenario, end: Si
             let mut at = from;
             let mut delay = 0.0;
             while at != to {
-                let Some(l) = s.routes[at.index()][to.index()] else {
+                let Some(l) = s.routes.next_hop(at, to) else {
                     return f64::NAN;
                 };
                 delay += s.links[l.index()].delay.as_secs_f64();

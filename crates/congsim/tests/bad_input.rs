@@ -581,3 +581,120 @@ fn overrides_are_validated_like_the_file() {
         "base.toml: flows[2].start: index 2 is out of range: there are 1"
     );
 }
+
+#[test]
+fn inputs_that_would_exhaust_memory_are_refused_in_validation() {
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "a series interval of a nanosecond",
+            Box::new(|b| format!("{b}[metrics]\nseries_interval = \"1ns\"\n")),
+            "bad.toml: metrics.series_interval: 1 000 000 001 samples of 3 series make 3 000 000 003 rows; the limit is 20 000 000 (over this duration, an interval of at least 151ns)",
+        ),
+        (
+            "a trillion transfer arrivals a second",
+            Box::new(|b| {
+                format!(
+                    "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"exponential\"\nmean_size = \"64KB\"\narrivals_per_second = 1e12\n"
+                )
+            }),
+            "bad.toml: transfers[0].arrivals_per_second: 1.000e12 arrivals a second over 1 s start about 1.000e12 transfers; the limit is 2 000 000",
+        ),
+        (
+            "more flows than the limit",
+            Box::new(|b| format!("{b}count = 1000001\n")),
+            "bad.toml: flows[0].count: brings the number of flows and CBR sources to 1 000 001; the limit is 1 000 000",
+        ),
+        (
+            "an ambiguous kilobyte",
+            Box::new(|b| format!("{b}[tcp]\npacket_size = \"1kB\"\n")),
+            "bad.toml: tcp.packet_size: \"1kB\": kB is 1000 B in SI but KB is 1024 B here: write KB or KiB (1024 B) or the number of B (line 13, column 15)",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (what, edit, expected) in &cases {
+        let got = error_for(edit);
+        if got != *expected {
+            failures.push(format!(
+                "{what}:\n  expected: {expected}\n  got:      {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn many_nodes_validate_in_memory_linear_in_the_endpoints() {
+    // 200 000 nodes with traffic between two of them: the route table has two rows.
+    let names: Vec<String> = (0..200_000).map(|i| format!("\"n{i}\"")).collect();
+    let text = BASE.replace(
+        "nodes = [\"a\", \"b\"]",
+        &format!("nodes = [\"a\", \"b\", {}]", names.join(", ")),
+    );
+    let s = from_toml_str(&text, "big.toml").expect("valid");
+    assert_eq!(s.routes.rows(), 2);
+    // Unknown names are listed up to 20, then counted.
+    let err = from_toml_str(&text.replace("to = \"b\"\n", "to = \"c\"\n"), "big.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(err.ends_with("n17 and 199982 more"), "{err}");
+}
+
+#[test]
+fn many_flows_validate_in_linear_time() {
+    // Names are checked for duplicates in a sorted set: 200 000 flows take well under a second in
+    // a release build (quadratic checking took minutes). Duplicates are still found.
+    let s = from_toml_str(&format!("{BASE}count = 200000\n"), "many.toml").expect("valid");
+    assert_eq!(s.flows.len(), 200_000);
+    let twice = format!("{BASE}name = \"x\"\n[[flows]]\nfrom = \"a\"\nto = \"b\"\nname = \"x\"\n");
+    assert_eq!(
+        from_toml_str(&twice, "dup.toml").unwrap_err().to_string(),
+        "dup.toml: flows[1].name: duplicate flow name \"x\""
+    );
+}
+
+fn warnings_of(text: &str) -> Vec<String> {
+    let s = from_toml_str(text, "warn.toml").expect("valid");
+    s.warnings.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn settings_that_do_nothing_are_warned_about() {
+    assert!(warnings_of(BASE).is_empty());
+    // A scripted drop on the ACK direction of the flow: its data never crosses b->a.
+    let drop = format!(
+        "{BASE}name = \"f\"\n[[drops]]\nflow = \"f\"\npacket = 3\nfrom = \"b\"\nto = \"a\"\n"
+    );
+    assert_eq!(
+        warnings_of(&drop),
+        [
+            "drops[0]: never happens: the data of \"f\" does not cross b->a (packet 3 would be the drop's target)"
+        ]
+    );
+    let on_path = drop.replace("from = \"b\"\nto = \"a\"", "from = \"a\"\nto = \"b\"");
+    assert!(warnings_of(&on_path).is_empty());
+    // RED thresholds at or above the limit.
+    let red = BASE.replace(
+        "delay = \"1ms\"",
+        "delay = \"1ms\"\nqueue = { kind = \"red\", limit_packets = 10, min_th = 10, max_th = 30 }",
+    );
+    assert_eq!(
+        warnings_of(&red),
+        [
+            "links[0].queue.min_th: 10 is at or above the queue limit (10 packets): RED never drops or marks early and acts as DropTail",
+            "links[0].queue.max_th: 30 is at or above the queue limit (10 packets): the queue overflows before the average reaches it",
+        ]
+    );
+    let infinite = red.replace("min_th = 10, max_th = 30", "min_th = 2, max_th = inf");
+    assert_eq!(warnings_of(&infinite).len(), 1, "{infinite}");
+    // A byte limit below one data packet (1000 B by default).
+    let bytes = BASE.replace(
+        "delay = \"1ms\"",
+        "delay = \"1ms\"\nqueue = { limit_bytes = \"500B\" }",
+    );
+    let w = warnings_of(&bytes);
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].starts_with("links[0].queue.limit_bytes: 500 B holds no packet of \"flow0\""),
+        "{w:?}"
+    );
+}

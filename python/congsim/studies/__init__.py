@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -753,16 +753,28 @@ class StudyOutcome:
 TRACE_INTERVAL = "100ms"
 
 
+#: `on_progress(done, total, failed)` of a study: its sweep's runs, then its traced runs.
+Progress = Callable[[int, int, int], None]
+
+
 def reproduce(
-    study: Study, out: Path, replications: int | None = None, workers: int | None = None
+    study: Study,
+    out: Path,
+    replications: int | None = None,
+    workers: int | None = None,
+    on_progress: Progress | None = None,
 ) -> StudyOutcome:
     """Runs a registered study into `out/<name>` (resuming), compares it with its reference,
     writes `comparison.csv`, and stores a traced run of the plan's first configuration
-    (`traces/flow_series.parquet`, `traces/link_series.parquet`) for the report's time series."""
+    (`traces/flow_series.parquet`, `traces/link_series.parquet`) for the report's time series;
+    with `trace_points_by`, one of every configuration too. The traced runs share the worker
+    processes of the sweep's runs."""
     from dataclasses import replace
 
-    from congsim import _core
+    import pandas as pd
+
     from congsim.sweep import load_plan, run_sweep
+    from congsim.sweep.runner import Task, started
 
     if study.pending is not None:
         raise ValueError(f"{study.name} is not reproducible yet: {study.pending}")
@@ -770,37 +782,58 @@ def reproduce(
     if replications is not None:
         plan = replace(plan, replications=replications)
     folder = out / study.name
-    outcome = run_sweep(plan, folder, workers)
-    statistics = outcome.statistics() if not outcome.failures else None
-    results = outcome.results() if statistics is not None else None
-    comparison = study.compare(statistics, plan.parameters, results) if statistics is not None else None
-    claims = study.check_claims(results) if results is not None else None
-    if comparison is not None:
-        comparison.to_csv(folder / "comparison.csv", index=False)
-    if claims is not None and study.claims:
-        claims.to_csv(folder / "claims.csv", index=False)
-    first = plan.runs()[0]
-    traced: list[tuple[str, object]] = [*first.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
-    if study.capture_links:
-        traced.append(("captures", [{"file": "traced.pcap", "links": list(study.capture_links)}]))
-    tables = _core.run(plan.scenario_text, plan.scenario_source, 0, json.dumps([list(o) for o in traced]))
-    _write_traces(folder / "traces", tables, first.params)
-    if study.trace_points_by is not None:
-        runs = [r for r in plan.runs() if r.replication == 0]
-        for index, run in enumerate(runs):
-            overrides = [*run.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
-            tables = _core.run(
-                plan.scenario_text, plan.scenario_source, 0, json.dumps([list(o) for o in overrides])
-            )
-            _write_traces(folder / "traces" / "points" / f"{index:03d}", tables, run.params)
-    import pandas as pd
+    first_replication = [r for r in plan.runs() if r.replication == 0]
+    traced_runs = first_replication if study.trace_points_by is not None else []
+    traced: list[tuple[Path, Task]] = []
+    for index, run in enumerate([first_replication[0], *traced_runs]):
+        overrides: list[tuple[str, object]] = [*run.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
+        if index == 0 and study.capture_links:
+            overrides.append(("captures", [{"file": "traced.pcap", "links": list(study.capture_links)}]))
+        where = folder / "traces" if index == 0 else folder / "traces" / "points" / f"{index - 1:03d}"
+        text = json.dumps([list(o) for o in overrides])
+        traced.append(
+            (where, Task(str(index), plan.scenario_text, plan.scenario_source, text, 0, run.params))
+        )
+    total = len(plan.runs()) + len(traced)
+    report = on_progress or (lambda *_: None)
+    done = 0
+    failures: dict[str, str] = {}
+    by_key = {task.key: (where, task) for where, task in traced}
 
+    def finished(key: str, tables: dict[str, Any] | None, error: str | None) -> None:
+        nonlocal done
+        where, task = by_key[key]
+        if tables is None:
+            failures[f"traced run {key}"] = error or ""
+        else:
+            _write_traces(where, tables, task.params)
+        done += 1
+        report(done, total, len(failures))
+
+    # The traced runs start first and go on in their worker processes while the sweep's runs
+    # are stored or read back and the comparison is computed here (on a study whose runs are
+    # all stored, that is all there is to do).
+    with started([task for _, task in traced], workers) as collect:
+        outcome = run_sweep(
+            plan, folder, workers, on_progress=lambda runs_done, _, failed: report(runs_done, total, failed)
+        )
+        done = len(plan.runs())
+        failures |= outcome.failures
+        statistics = outcome.statistics() if not outcome.failures else None
+        results = outcome.results() if statistics is not None else None
+        comparison = study.compare(statistics, plan.parameters, results) if statistics is not None else None
+        claims = study.check_claims(results) if results is not None else None
+        if comparison is not None:
+            comparison.to_csv(folder / "comparison.csv", index=False)
+        if claims is not None and study.claims:
+            claims.to_csv(folder / "claims.csv", index=False)
+        collect(finished)
     return StudyOutcome(
         study,
         folder,
         plan.parameters,
         comparison if comparison is not None else pd.DataFrame(),
-        outcome.failures,
+        failures,
         claims,
     )
 

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from congsim import _core
+from congsim.scenario import read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -154,9 +155,10 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
         raise _fail(source, "scenario", "give the path of the base scenario file as a string")
     scenario_path = (base_dir or Path.cwd()) / scenario
     try:
-        scenario_text = scenario_path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise _fail(source, "scenario", f"cannot read {scenario_path}: {e.strerror or e}") from None
+        scenario_text = read_text(scenario_path)
+    except _core.ScenarioError as e:
+        reason = str(e).removeprefix(f"{scenario_path}: ")
+        raise _fail(source, "scenario", f"cannot read {scenario_path}: {reason}") from None
     fixed = doc.get("set", {})
     axes = doc.get("axes", {})
     if not isinstance(fixed, dict):
@@ -209,7 +211,7 @@ def _validated(
 def load_plan(path: str | Path) -> Plan:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise PlanError(f"{p}: cannot read the plan: {e.strerror or e}") from None
+        text = read_text(p)
+    except _core.ScenarioError as e:
+        raise PlanError(str(e).replace("cannot read the file", "cannot read the plan")) from None
     return loads_plan(text, str(p), p.parent)

@@ -18,9 +18,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +36,26 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-#: `(key, scenario text, scenario source, overrides JSON, replication, params, runs folder)`.
-Task = tuple[str, str, str, str, int, dict[str, Value | None], str]
+
+@dataclass(frozen=True)
+class Task:
+    """What a worker needs for one run: plain data only (it crosses process boundaries)."""
+
+    key: str
+    scenario_text: str
+    scenario_source: str
+    #: `[[path, value], ...]` as JSON, applied to the scenario before the run.
+    overrides_json: str
+    replication: int
+    #: The swept parameters of the run, as the result tables record them.
+    params: dict[str, Value | None]
+
 
 #: What a worker sends back: the run's tables as column lists.
 Tables = dict[str, dict[str, list[Any]]]
+
+#: Called in the coordinator as each task ends: `(key, tables, None)` or `(key, None, error)`.
+Finished = Callable[[str, "Tables | None", "str | None"], None]
 
 
 def _long_table(tables: Tables, run: Task) -> pa.Table:
@@ -44,7 +63,6 @@ def _long_table(tables: Tables, run: Task) -> pa.Table:
     coordinator for every run, beside the workers, so it must be cheap)."""
     import pyarrow as pa
 
-    key, _, _, _, replication, params, _ = run
     seed = tables["summary"]["seed"][0]
     table_col: list[str] = []
     flow_col: list[str] = []
@@ -62,11 +80,11 @@ def _long_table(tables: Tables, run: Task) -> pa.Table:
             metric_col += [name] * n
             value_col += [float(v) for v in values]
     rows = len(value_col)
-    data: dict[str, Any] = {"run": [key] * rows}
-    for path, value in params.items():
+    data: dict[str, Any] = {"run": [run.key] * rows}
+    for path, value in run.params.items():
         data[path] = [value] * rows
     data |= {
-        "replication": [replication] * rows,
+        "replication": [run.replication] * rows,
         "seed": [seed] * rows,
         "table": table_col,
         "flow": flow_col,
@@ -80,42 +98,107 @@ def execute(task: Task) -> tuple[str, Tables | None, str | None]:
     """Runs one task where it is called (a local process or a Dask worker); returns
     `(key, tables, None)` or `(key, None, error)`. Workers import only the native module and
     touch no files: the caller builds and writes the store."""
-    key, text, source, overrides, replication, _, _ = task
     try:
-        return key, _core.run(text, source, replication, overrides), None
+        tables = _core.run(task.scenario_text, task.scenario_source, task.replication, task.overrides_json)
+        return task.key, tables, None
     except Exception as e:  # a failing run is recorded, and the sweep goes on
-        return key, None, f"{type(e).__name__}: {e}"
+        return task.key, None, f"{type(e).__name__}: {e}"
 
 
 def _store(runs_dir: Path, task: Task, tables: Tables | None, error: str | None) -> pa.Table | None:
     """Writes a finished run atomically (a result file that exists is complete); returns it."""
     import pyarrow.parquet as pq
 
-    key = task[0]
     if tables is None:
-        (runs_dir / f"{key}.error.txt").write_text(f"{error}\n", encoding="utf-8")
+        (runs_dir / f"{task.key}.error.txt").write_text(f"{error}\n", encoding="utf-8")
         return None
     table = _long_table(tables, task)
-    temporary = runs_dir / f"{key}.parquet.tmp"
-    pq.write_table(table, temporary)
-    os.replace(temporary, runs_dir / f"{key}.parquet")
-    (runs_dir / f"{key}.error.txt").unlink(missing_ok=True)
+    temporary = runs_dir / f"{task.key}.parquet.tmp"
+    try:
+        pq.write_table(table, temporary)
+        os.replace(temporary, runs_dir / f"{task.key}.parquet")
+    finally:
+        temporary.unlink(missing_ok=True)
+    (runs_dir / f"{task.key}.error.txt").unlink(missing_ok=True)
     return table
 
 
-def tasks(plan: Plan, runs: list[RunSpec], runs_dir: Path) -> list[Task]:
+def tasks(plan: Plan, runs: list[RunSpec]) -> list[Task]:
     """What a worker needs for each run: plain data only."""
-    scenario = (plan.scenario_text, plan.scenario_source)
-    return [(r.key, *scenario, r.overrides_json(), r.replication, r.params, str(runs_dir)) for r in runs]
+    return [
+        Task(r.key, plan.scenario_text, plan.scenario_source, r.overrides_json(), r.replication, r.params)
+        for r in runs
+    ]
 
 
 class SchedulerError(ConnectionError):
     """The Dask scheduler could not be reached."""
 
 
-def _run_on_dask(
-    scheduler: str | Any, pending: list[Task], finished: Callable[[str, Tables | None, str | None], None]
-) -> None:
+#: How often a worker process checks that the process that started it is still there.
+PARENT_CHECK_INTERVAL_S = 0.2
+
+
+def _watch_parent(parent: int) -> None:
+    """Ends this worker once its parent is gone (a SIGKILLed coordinator cannot end it)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_INTERVAL_S)
+    os._exit(1)
+
+
+def _worker_start(parent: int) -> None:
+    """Initializer of a local worker process. Ctrl-C in a terminal reaches the whole process
+    group: the coordinator alone answers it (it ends the workers), so that a worker never dies
+    half-way through reporting a result. A thread watches the parent, since a run holds the
+    worker's main thread in native code for as long as it lasts."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancels what has not started and ends the worker processes at once: a run in native code
+    cannot be interrupted, and `shutdown(wait=True)` would wait for every one of them."""
+    # The executor has no public way to end its processes; `_processes` is stable since 3.2.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=2)
+
+
+#: Hands each result to `finished` as the tasks end, in the order they end.
+Collect = Callable[[Finished], None]
+
+
+@contextmanager
+def _local_pool(pending: Sequence[Task], workers: int) -> Iterator[Collect]:
+    # spawn, not fork: the native module may hold threads, and workers get only plain data.
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(pending)),
+        mp_context=context,
+        initializer=_worker_start,
+        initargs=(os.getpid(),),
+    )
+    try:
+        futures: list[Future[tuple[str, Tables | None, str | None]]] = [
+            pool.submit(execute, t) for t in pending
+        ]
+
+        def collect(finished: Finished) -> None:
+            for future in as_completed(futures):
+                finished(*future.result())
+
+        yield collect
+    except BaseException:
+        _end_workers(pool)
+        raise
+    pool.shutdown()
+
+
+@contextmanager
+def _dask_cluster(scheduler: str | Any, pending: Sequence[Task]) -> Iterator[Collect]:
     try:
         from distributed import Client
         from distributed import as_completed as dask_completed
@@ -128,14 +211,62 @@ def _run_on_dask(
             raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
     else:
         client = scheduler
+    futures: list[Any] = []
     try:
         # pure=False: equal tasks are still distinct runs; the keys are ours, not Dask's.
         futures = client.map(execute, pending, pure=False)
-        for future in dask_completed(futures):
-            finished(*future.result())
+
+        def collect(finished: Finished) -> None:
+            # The client is not the default one: as_completed must be given its loop.
+            for future in dask_completed(futures, loop=client.loop):
+                finished(*future.result())
+
+        yield collect
+    except BaseException:
+        client.cancel(futures)
+        raise
     finally:
         if isinstance(scheduler, str):
             client.close()
+
+
+@contextmanager
+def started(
+    pending: Sequence[Task], workers: int | None = None, scheduler: str | Any | None = None
+) -> Iterator[Collect]:
+    """Starts `pending` and yields `collect(finished)`, which calls `finished` in this thread as
+    each task ends (in the order they end). The caller may work in between: the tasks run
+    meanwhile. Locally on `workers` processes (default: all cores; 1 runs them in this process,
+    when collected), or on a Dask cluster (`scheduler`: an address or a `distributed.Client`).
+
+    Ctrl-C (KeyboardInterrupt), or any error, inside the block stops the tasks promptly: queued
+    ones are cancelled and local worker processes are ended, and the exception goes on;
+    whatever `finished` was given before stays. Local workers also end on their own when this
+    process dies."""
+    if scheduler is not None:
+        with _dask_cluster(scheduler, pending) as collect:
+            yield collect
+    elif (workers or os.cpu_count() or 1) == 1 or len(pending) <= 1:
+
+        def in_this_process(finished: Finished) -> None:
+            for task in pending:
+                finished(*execute(task))
+
+        yield in_this_process
+    else:
+        with _local_pool(pending, workers or os.cpu_count() or 1) as collect:
+            yield collect
+
+
+def execute_all(
+    pending: Sequence[Task],
+    finished: Finished,
+    workers: int | None = None,
+    scheduler: str | Any | None = None,
+) -> None:
+    """Runs `pending` to the end (see `started`), calling `finished` as each task ends."""
+    with started(pending, workers, scheduler) as collect:
+        collect(finished)
 
 
 @dataclass
@@ -147,10 +278,14 @@ class SweepOutcome:
     failures: dict[str, str]
     #: Runs executed by this invocation (the others were already in the store).
     executed: int
+    _results: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     def results(self) -> pd.DataFrame:
-        """The long table of every finished run, in plan order."""
+        """The long table of every finished run, in plan order (read once, then kept)."""
         import pandas as pd
+
+        if self._results is not None:
+            return self._results
 
         frames = [
             pd.read_parquet(path)
@@ -158,6 +293,7 @@ class SweepOutcome:
             if (path := self.out / "runs" / f"{spec.key}.parquet").exists()
         ]
         combined: pd.DataFrame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        self._results = combined
         return combined
 
     def statistics(self, level: float = 0.95) -> pd.DataFrame:
@@ -191,13 +327,13 @@ def run_sweep(
         "runs": [{"key": r.key, "params": r.params, "replication": r.replication} for r in runs],
     }
     (out / "plan.json").write_text(json.dumps(snapshot, indent=1) + "\n", encoding="utf-8")
-    pending = [t for t in tasks(plan, runs, runs_dir) if not (runs_dir / f"{t[0]}.parquet").exists()]
+    pending = [t for t in tasks(plan, runs) if not (runs_dir / f"{t.key}.parquet").exists()]
     done = len(runs) - len(pending)
     failures: dict[str, str] = {}
     report = on_progress or (lambda *_: None)
     report(done, len(runs), 0)
 
-    task_by_key = {task[0]: task for task in pending}
+    task_by_key = {task.key: task for task in pending}
     stored: dict[str, pa.Table] = {}
 
     def finished(key: str, tables: Tables | None, error: str | None) -> None:
@@ -210,37 +346,37 @@ def run_sweep(
             failures[key] = error
         report(done, len(runs), len(failures))
 
-    if scheduler is not None:
-        _run_on_dask(scheduler, pending, finished)
-    elif (workers or os.cpu_count() or 1) == 1 or len(pending) <= 1:
-        for task in pending:
-            finished(*execute(task))
-    else:
-        # spawn, not fork: the native module may hold threads, and workers get only plain data.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(
-            max_workers=min(workers or os.cpu_count() or 1, len(pending)), mp_context=context
-        ) as pool:
-            futures = [pool.submit(execute, t) for t in pending]
-            for future in as_completed(futures):
-                finished(*future.result())
+    execute_all(pending, finished, workers, scheduler)
     _write_results(out, runs, stored)
     return SweepOutcome(plan, out, runs, failures, executed=len(pending))
 
 
+#: Schema metadata of `results.parquet`: the keys of the runs it holds, in order.
+RESULTS_KEYS = b"congsim.runs"
+
+
 def _write_results(out: Path, runs: list[RunSpec], stored: dict[str, pa.Table]) -> None:
     """`results.parquet`: every finished run in plan order; runs of this invocation come from
-    memory, earlier ones from the store."""
+    memory, earlier ones from the store. Left as it is when it already holds exactly these
+    runs (a study re-run on a complete store)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    parts = []
-    for r in runs:
-        path = out / "runs" / f"{r.key}.parquet"
-        if r.key in stored:
-            parts.append(stored[r.key])
-        elif path.exists():
-            parts.append(pq.read_table(path))
-    if parts:
-        # Points that leave a field out have a null column there: promote to the common type.
-        pq.write_table(pa.concat_tables(parts, promote_options="default"), out / "results.parquet")
+    finished = [r.key for r in runs if r.key in stored or (out / "runs" / f"{r.key}.parquet").exists()]
+    if not finished:
+        return
+    keys = json.dumps(finished).encode()
+    target = out / "results.parquet"
+    if not stored and target.exists():
+        try:
+            if (pq.read_schema(target).metadata or {}).get(RESULTS_KEYS) == keys:
+                return
+        except (OSError, pa.ArrowInvalid):
+            pass  # unreadable: written again below
+    parts = [stored[k] if k in stored else pq.read_table(out / "runs" / f"{k}.parquet") for k in finished]
+    # Points that leave a field out have a null column there: promote to the common type.
+    table = pa.concat_tables(parts, promote_options="default")
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), RESULTS_KEYS: keys})
+    temporary = out / "results.parquet.tmp"
+    pq.write_table(table, temporary)
+    os.replace(temporary, target)

@@ -6,6 +6,7 @@ bisection) so that the core package needs no SciPy.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -51,8 +52,11 @@ def _student_t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@functools.cache
 def student_t_quantile(p: float, df: int) -> float:
-    """The `p` quantile of Student's t with `df` degrees of freedom (0 < p < 1, df >= 1)."""
+    """The `p` quantile of Student's t with `df` degrees of freedom (0 < p < 1, df >= 1).
+    Cached: a study asks for the same few quantiles thousands of times, and each costs a
+    bisection."""
     if not 0.0 < p < 1.0 or df < 1:
         raise ValueError("need 0 < p < 1 and df >= 1")
     if p < 0.5:

@@ -7,10 +7,14 @@
 pub mod schema;
 pub mod units;
 
+pub mod checks;
 mod overrides;
 mod resolve;
+pub mod routes;
 
+pub use checks::ScenarioWarning;
 pub use resolve::{QueueDiscipline, ResolvedCapture, ResolvedFlow, ResolvedLink, Scenario};
+pub use routes::Routes;
 pub use schema::ScenarioFile;
 
 use std::fmt;

@@ -2,6 +2,8 @@
 //! merged over profiles, static shortest-path routes.
 
 use super::ScenarioError;
+use super::checks::{self, ScenarioWarning, Scripted};
+use super::routes::{Hop, Routes};
 use super::schema::*;
 use crate::transfers::SizeLaw;
 use congsim_atm::UbrPolicy;
@@ -20,7 +22,7 @@ use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::config::{CongestionEcho, MarkResponse, SackSender};
 use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
 use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// ns-2 `Queue/CBQ set maxpkt_ 1024`.
 const NS2_CBQ_MAX_PACKET_BYTES: u32 = 1024;
@@ -60,6 +62,8 @@ pub enum QueueDiscipline {
 pub struct ResolvedLink {
     /// `from->to`.
     pub name: String,
+    /// Its entry in the file, `links[spec_index]` (a duplex entry makes two links).
+    pub spec_index: usize,
     pub from: NodeId,
     pub to: NodeId,
     pub rate: Rate,
@@ -78,6 +82,15 @@ pub struct ResolvedLink {
     pub single_feeder: Option<LinkId>,
     /// The cell port of an ATM link; `None` for an IP link.
     pub atm: Option<AtmPort>,
+}
+
+impl Hop for ResolvedLink {
+    fn from(&self) -> NodeId {
+        self.from
+    }
+    fn to(&self) -> NodeId {
+        self.to
+    }
 }
 
 /// An ATM link's output port, resolved (spec `atm.md` §3–6).
@@ -169,8 +182,8 @@ pub struct Scenario {
     /// Groups of random transfers; their connections take flow ids after the CBR sources', in
     /// order of arrival.
     pub transfers: Vec<ResolvedTransfers>,
-    /// `routes[node][destination]`: the link to forward on.
-    pub routes: Vec<Vec<Option<LinkId>>>,
+    /// The link to forward on, per node and destination.
+    pub routes: Routes,
     pub efficiency_max: Option<Rate>,
     pub series_interval: Option<SimDuration>,
     /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
@@ -183,6 +196,8 @@ pub struct Scenario {
     pub sequence_trace: bool,
     /// The file as parsed, for echoing the configuration next to results.
     pub source: ScenarioFile,
+    /// Settings that are allowed but do nothing or defeat themselves.
+    pub warnings: Vec<ScenarioWarning>,
 }
 
 struct Ctx<'a> {
@@ -202,11 +217,7 @@ impl Ctx<'_> {
 fn node_list(nodes: &BTreeMap<&str, NodeId>) -> String {
     let mut names: Vec<(&NodeId, &&str)> = nodes.iter().map(|(k, v)| (v, k)).collect();
     names.sort();
-    names
-        .iter()
-        .map(|(_, n)| **n)
-        .collect::<Vec<_>>()
-        .join(", ")
+    checks::listing(names.iter().map(|(_, n)| **n))
 }
 
 impl Scenario {
@@ -316,6 +327,7 @@ impl Scenario {
                 }
                 links.push(ResolvedLink {
                     name: format!("{}->{}", file.nodes[from.index()], file.nodes[to.index()]),
+                    spec_index: i,
                     from,
                     to,
                     rate: spec.rate.value,
@@ -345,7 +357,16 @@ impl Scenario {
             }
         }
 
-        let routes = shortest_path_routes(file.nodes.len(), &links);
+        // Routes towards every node traffic is addressed to (names not declared are reported
+        // below, where the flow or source is checked).
+        let endpoints = (file.flows.iter().map(|f| (&f.from, &f.to)))
+            .chain(file.cbr.iter().map(|c| (&c.from, &c.to)))
+            .chain(file.transfers.iter().map(|t| (&t.from, &t.to)))
+            .flat_map(|(a, b)| [a, b])
+            .filter_map(|name| nodes.get(name.as_str()).copied());
+        let endpoints: BTreeSet<NodeId> = endpoints.collect();
+        checks::route_entries(label, file.nodes.len(), endpoints.len())?;
+        let routes = Routes::compute(file.nodes.len(), &links, endpoints);
 
         // Flows.
         if file.flows.is_empty() && file.cbr.is_empty() && file.transfers.is_empty() {
@@ -356,6 +377,7 @@ impl Scenario {
         }
         let mut flows: Vec<ResolvedFlow> = Vec::new();
         let mut flow_ids: BTreeMap<String, Vec<FlowId>> = BTreeMap::new();
+        let mut flow_names: BTreeSet<String> = BTreeSet::new();
         for (i, spec) in file.flows.iter().enumerate() {
             let p = format!("flows[{i}]");
             let src = lookup(format!("{p}.from"), &spec.from)?;
@@ -364,7 +386,7 @@ impl Scenario {
                 return Err(ctx.err(format!("{p}.to"), "a flow must go to a different node"));
             }
             for (a, b) in [(src, dst), (dst, src)] {
-                if routes[a.index()][b.index()].is_none() {
+                if routes.next_hop(a, b).is_none() {
                     return Err(ctx.err(
                         p.clone(),
                         format!(
@@ -406,13 +428,18 @@ impl Scenario {
             };
             let tcp = resolve_tcp(&ctx, &file.tcp, &spec.tcp, &p)?;
             let base_name = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
+            checks::flow_count(
+                label,
+                &format!("{p}.count"),
+                flows.len() as u64 + u64::from(spec.count),
+            )?;
             for k in 0..spec.count {
                 let name = if spec.count == 1 {
                     base_name.clone()
                 } else {
                     format!("{base_name}.{k}")
                 };
-                if flows.iter().any(|f| f.name == name) {
+                if !flow_names.insert(name.clone()) {
                     return Err(ctx.err(
                         format!("{p}.name"),
                         format!("duplicate flow name \"{name}\""),
@@ -491,6 +518,7 @@ impl Scenario {
                     .enumerate()
                     .map(|(i, d)| (format!("marks[{i}]"), d, ScriptedAction::Mark)),
             );
+        let mut scripted_entries = Vec::new();
         for (p, d, action) in scripted {
             let from = lookup(format!("{p}.from"), &d.from)?;
             let to = lookup(format!("{p}.to"), &d.to)?;
@@ -507,7 +535,7 @@ impl Scenario {
                     format!(
                         "unknown flow \"{}\"; flows are: {}",
                         d.flow,
-                        known.join(", ")
+                        checks::listing(known)
                     ),
                 )
             })?;
@@ -516,6 +544,13 @@ impl Scenario {
             }
             for &id in ids {
                 links[link.index()].scripted.push((id, d.packet, action));
+                scripted_entries.push(Scripted {
+                    path: p.clone(),
+                    link: *link,
+                    flow: id,
+                    packet: d.packet,
+                    action,
+                });
             }
         }
 
@@ -550,7 +585,10 @@ impl Scenario {
                     let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
                     ctx.err(
                         format!("{p}.links[{j}]"),
-                        format!("unknown link \"{name}\"; links are: {}", known.join(", ")),
+                        format!(
+                            "unknown link \"{name}\"; links are: {}",
+                            checks::listing(known)
+                        ),
                     )
                 })?;
                 links[id].capture = true;
@@ -567,7 +605,7 @@ impl Scenario {
         if series_interval.is_some_and(|d| d.is_zero()) {
             return Err(ctx.err("metrics.series_interval", "must be greater than zero"));
         }
-        Ok(Scenario {
+        let mut scenario = Scenario {
             name: file.name.clone().unwrap_or_else(|| "scenario".to_string()),
             duration,
             seed: file.simulation.seed,
@@ -588,7 +626,11 @@ impl Scenario {
             tcp_events: file.metrics.tcp_events,
             sequence_trace: file.metrics.sequence_trace,
             source: file,
-        })
+            warnings: Vec::new(),
+        };
+        checks::limits(&scenario, label)?;
+        scenario.warnings = checks::warnings(&scenario, &scripted_entries);
+        Ok(scenario)
     }
 }
 
@@ -599,7 +641,7 @@ fn resolve_transfers(
     spec: &TransferSpec,
     i: usize,
     lookup: &dyn Fn(String, &str) -> Result<NodeId, ScenarioError>,
-    routes: &[Vec<Option<LinkId>>],
+    routes: &Routes,
     duration: SimDuration,
 ) -> Result<ResolvedTransfers, ScenarioError> {
     let p = format!("transfers[{i}]");
@@ -609,7 +651,7 @@ fn resolve_transfers(
     if src == dst {
         return Err(ctx.err(field("to"), "must differ from from"));
     }
-    if routes[src.index()][dst.index()].is_none() || routes[dst.index()][src.index()].is_none() {
+    if routes.next_hop(src, dst).is_none() || routes.next_hop(dst, src).is_none() {
         return Err(ctx.err(
             p.clone(),
             format!(
@@ -755,7 +797,10 @@ fn assign_classes(
                         let known: Vec<&str> = flow_ids.keys().map(String::as_str).collect();
                         ctx.err(
                             path.clone(),
-                            format!("unknown flow \"{name}\"; flows are: {}", known.join(", ")),
+                            format!(
+                                "unknown flow \"{name}\"; flows are: {}",
+                                checks::listing(known)
+                            ),
                         )
                     })?;
                     for id in ids {
@@ -779,7 +824,7 @@ fn resolve_cbr(
     ctx: &Ctx<'_>,
     file: &ScenarioFile,
     lookup: &dyn Fn(String, &str) -> Result<NodeId, ScenarioError>,
-    routes: &[Vec<Option<LinkId>>],
+    routes: &Routes,
     duration: SimDuration,
     tcp_flows: usize,
     flow_ids: &mut BTreeMap<String, Vec<FlowId>>,
@@ -792,7 +837,7 @@ fn resolve_cbr(
         if src == dst {
             return Err(ctx.err(format!("{p}.to"), "must differ from from"));
         }
-        if routes[src.index()][dst.index()].is_none() {
+        if routes.next_hop(src, dst).is_none() {
             return Err(ctx.err(
                 p.clone(),
                 format!("no route from \"{}\" to \"{}\"", spec.from, spec.to),
@@ -885,6 +930,11 @@ fn resolve_cbr(
             return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
         }
         let base_name = spec.name.clone().unwrap_or_else(|| format!("cbr{i}"));
+        checks::flow_count(
+            ctx.file,
+            &format!("{p}.count"),
+            (tcp_flows + out.len()) as u64 + u64::from(spec.count),
+        )?;
         for k in 0..spec.count {
             let name = if spec.count == 1 {
                 base_name.clone()
@@ -954,7 +1004,7 @@ fn resolve_atm(
     ctx: &Ctx<'_>,
     file: &ScenarioFile,
     links: &mut [ResolvedLink],
-    routes: &[Vec<Option<LinkId>>],
+    routes: &Routes,
     flows: &[ResolvedFlow],
     cbr: &[ResolvedCbr],
     transfers: &[ResolvedTransfers],
@@ -1036,7 +1086,7 @@ fn resolve_atm(
     for (field, label, from, to) in &paths {
         let (mut node, mut kinds) = (*from, BTreeSet::new());
         while node != *to {
-            let link = routes[node.index()][to.index()].expect("routes were validated");
+            let link = routes.next_hop(node, *to).expect("routes were validated");
             kinds.insert(links[link.index()].atm.is_some());
             node = links[link.index()].to;
         }
@@ -1157,7 +1207,9 @@ fn resolve_atm(
     };
     // An AAL5 frame carries at most 65535 bytes (and its cells are numbered in 16 bits).
     let on_atm = |from: NodeId, to: NodeId| {
-        routes[from.index()][to.index()].is_some_and(|l| links[l.index()].atm.is_some())
+        routes
+            .next_hop(from, to)
+            .is_some_and(|l| links[l.index()].atm.is_some())
     };
     for f in flows.iter().filter(|f| on_atm(f.src, f.dst)) {
         if f.sender.mss + f.sender.header_bytes > AAL5_MAX_SDU_BYTES {
@@ -1304,7 +1356,7 @@ fn switch_text(name: SwitchName) -> &'static str {
 /// arrives through the same upstream link.
 fn find_single_feeders(
     links: &mut [ResolvedLink],
-    routes: &[Vec<Option<LinkId>>],
+    routes: &Routes,
     flows: &[ResolvedFlow],
     one_way: &[(NodeId, NodeId)],
 ) {
@@ -1314,7 +1366,7 @@ fn find_single_feeders(
         {
             let (mut node, mut feeder) = (from, Feeder::Host);
             while node != to {
-                let link = routes[node.index()][to.index()].expect("routes were validated");
+                let link = routes.next_hop(node, to).expect("routes were validated");
                 if !feeders[link.index()].contains(&feeder) {
                     feeders[link.index()].push(feeder);
                 }
@@ -1329,40 +1381,6 @@ fn find_single_feeders(
             _ => None,
         };
     }
-}
-
-/// Hop-count shortest paths; ties go to the link declared first.
-fn shortest_path_routes(n_nodes: usize, links: &[ResolvedLink]) -> Vec<Vec<Option<LinkId>>> {
-    let mut routes = vec![vec![None; n_nodes]; n_nodes];
-    let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n_nodes];
-    for (i, l) in links.iter().enumerate() {
-        incoming[l.to.index()].push(i);
-    }
-    for dst in 0..n_nodes {
-        let mut dist = vec![usize::MAX; n_nodes];
-        dist[dst] = 0;
-        let mut frontier = VecDeque::from([dst]);
-        while let Some(v) = frontier.pop_front() {
-            for &li in &incoming[v] {
-                let u = links[li].from.index();
-                if dist[u] == usize::MAX {
-                    dist[u] = dist[v] + 1;
-                    frontier.push_back(u);
-                }
-            }
-        }
-        for (li, l) in links.iter().enumerate() {
-            let (u, v) = (l.from.index(), l.to.index());
-            if dist[u] != usize::MAX
-                && dist[v] != usize::MAX
-                && dist[v] + 1 == dist[u]
-                && routes[u][dst].is_none()
-            {
-                routes[u][dst] = Some(LinkId(li as u32));
-            }
-        }
-    }
-    routes
 }
 
 /// A CBQ queue (`p.queue`, kind = "cbq"): the class tree, checked to be one tree with leaves
@@ -1410,7 +1428,7 @@ fn resolve_cbq(ctx: &Ctx<'_>, p: &str, spec: &LinkSpec) -> Result<QueueDisciplin
                     class_field(i, "parent"),
                     format!(
                         "unknown class \"{parent}\"; classes are: {}",
-                        known.join(", ")
+                        checks::listing(known)
                     ),
                 )
             })?),
