@@ -1,0 +1,417 @@
+"""What a study is (a plan, reference values, claims) and how `congsim reproduce` runs and judges one.
+
+A study is a sweep plan plus a reference table (CSV, under version control, each row with its
+source) and, for each reference metric, how to compute it from the sweep and how close counts
+as agreement. The published numbers are data: nothing in here computes or copies them.
+
+The five seed papers are registered as pending until the issue that builds their models
+registers the study; `congsim reproduce` says which.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DATA = files("congsim.studies") / "data"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How a reference metric is computed from a run's long table, and its tolerance."""
+
+    table: str
+    metric: str
+    scale: float
+    #: Agreement band: reference value times (1 +- relative_tolerance).
+    relative_tolerance: float
+    description: str
+
+
+#: A side of a claim: axis path to the value it takes, or to the values it may take (the side
+#: then averages its configurations replication by replication, as a paper's column average).
+Side = Mapping[str, "str | tuple[str, ...]"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An ordering a paper reports, checked with 95 % confidence: `factor · lhs < rhs`, where
+    `lhs` and `rhs` are one metric in two sets of configurations (axis path to value or values;
+    axes left out are free). A side that matches several configurations stands for their
+    average, taken replication by replication; `rhs` may instead be a constant `bound`. The
+    claim holds when the paired difference is below zero with 95 % confidence."""
+
+    description: str
+    metric: str
+    lhs: Side
+    rhs: Side = field(default_factory=dict)
+    factor: float = 1.0
+    #: Compare with this constant instead of `rhs`.
+    bound: float | None = None
+    #: Compare this constant (times `factor`) instead of `lhs` (then give `lhs={}`).
+    lhs_bound: float | None = None
+
+
+#: Columns of a study's comparison table (also when it has no reference rows).
+COMPARISON_COLUMNS = [
+    "metric",
+    "reference",
+    "band_low",
+    "band_high",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "n",
+    "verdict",
+    "source",
+]
+
+
+def _interval(x: pd.Series, t: float) -> tuple[float, float, float]:
+    """Mean of `x` and its CI with Student quantile `t` (NaN bounds for fewer than 2 values)."""
+    import math
+
+    n = len(x)
+    half = t * float(x.std()) / math.sqrt(n) if n > 1 else float("nan")
+    return float(x.mean()), float(x.mean()) - half, float(x.mean()) + half
+
+
+def _paired_ratio(a: pd.Series, b: pd.Series, t: float) -> tuple[float, float, float]:
+    """`mean(a) / mean(b)` of paired samples, with a CI from the delta method on the log ratio
+    (the covariance of the pairs included)."""
+    import math
+
+    n = len(a)
+    ma, mb = float(a.mean()), float(b.mean())
+    ratio = ma / mb if mb else float("nan")
+    if n < 2 or ma <= 0 or mb <= 0:
+        return ratio, float("nan"), float("nan")
+    var_log = (float(a.var()) / ma**2 + float(b.var()) / mb**2 - 2 * float(a.cov(b)) / (ma * mb)) / n
+    spread = t * math.sqrt(max(var_log, 0.0))
+    return ratio, ratio * math.exp(-spread), ratio * math.exp(spread)
+
+
+def _side_text(side: Side) -> str:
+    """A claim side for the claims table: `variant=reno, policy=epd|fba`."""
+    return ", ".join(
+        f"{k.split('.')[-1]}={'|'.join(v) if isinstance(v, tuple) else v}" for k, v in side.items()
+    )
+
+
+def _axis_text(value: object) -> str:
+    """An axis value as the reference and claim tables write it (empty for a point that leaves
+    the field out)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return str(value)
+
+
+class _ByMetric:
+    """A sweep's long results table, its summary rows (`flow` empty) split once by table and
+    metric: a claim or column average then filters a few hundred rows, not the whole table."""
+
+    def __init__(self, results: pd.DataFrame) -> None:
+        summary = results[results["flow"] == ""]
+        self._parts: dict[tuple[str, str], pd.DataFrame] = dict(
+            iter(summary.groupby(["table", "metric"], sort=False))
+        )
+        self._empty = summary.iloc[0:0]
+
+    def rows(self, table: str, metric: str) -> pd.DataFrame:
+        rows: pd.DataFrame = self._parts.get((table, metric), self._empty)
+        return rows
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    title: str
+    #: Plan file under `congsim/studies/data`, or None while the study is pending.
+    plan: str | None
+    #: Reference table under `congsim/studies/data`.
+    reference: str | None
+    metrics: dict[str, Metric] = field(default_factory=dict)
+    #: Why the study cannot run yet.
+    pending: str | None = None
+    #: Links captured (pcap) in the traced run, e.g. a sender's access link both ways.
+    capture_links: tuple[str, ...] = ()
+    #: Orderings the paper reports, checked with 95 % confidence.
+    claims: tuple[Claim, ...] = ()
+    #: Why the configuration is what it is, where the paper leaves it open.
+    notes: str = ""
+    #: Trace every configuration (replication 0), for figures of total throughput over time per
+    #: configuration (seed 004's Figures 2-10), grouped by this axis (one figure per value).
+    trace_points_by: str | None = None
+    #: Reference rows with this `label` are column averages: they compare with the mean over
+    #: every label of the configurations their other axes name (seed 000's tables).
+    average_label: str | None = None
+
+    def plan_path(self) -> Path:
+        assert self.plan is not None
+        return Path(str(DATA / self.plan))
+
+    def reference_rows(self) -> list[dict[str, str]]:
+        if self.reference is None:
+            return []
+        with open(str(DATA / self.reference), newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+
+    def compare(
+        self, statistics: pd.DataFrame, axes: list[str], results: pd.DataFrame | None = None
+    ) -> pd.DataFrame:
+        """Reference value, our mean and confidence interval, the band, and the verdict. Column
+        averages (see `average_label`) need the sweep's long `results`."""
+        import pandas as pd
+
+        from congsim.sweep.stats import student_t_quantile
+
+        rows = []
+        # Split once: filtering the whole long table per reference row cost more than the rest.
+        statistics_by_metric = dict(iter(statistics.groupby(["table", "metric"], sort=False)))
+        by_metric: _ByMetric | None = None
+        for ref in self.reference_rows():
+            spec = self.metrics[ref["metric"]]
+            value = float(ref["value"])
+            low, high = value * (1 - spec.relative_tolerance), value * (1 + spec.relative_tolerance)
+            row: dict[str, object] = {axis: ref.get(axis, "") for axis in axes}
+            row |= {"metric": ref["metric"], "reference": value, "band_low": low, "band_high": high}
+            if self.average_label is not None and ref.get("label") == self.average_label:
+                if results is None:
+                    raise ValueError(f"{self.name}: column averages need the sweep's results")
+                side = {a: ref[a] for a in axes if a != "label" and ref.get(a, "") != ""}
+                by_metric = by_metric or _ByMetric(results)
+                values = self._per_replication(by_metric, ref["metric"], side, "column average")
+                t = student_t_quantile(0.975, len(values) - 1) if len(values) > 1 else float("nan")
+                mean, ci_low, ci_high = _interval(values, t)
+                row |= {"mean": mean, "ci_low": ci_low, "ci_high": ci_high, "n": len(values)}
+                row["verdict"] = "agrees" if low <= mean <= high else "differs"
+                row["source"] = ref["source"]
+                rows.append(row)
+                continue
+            match = statistics_by_metric.get((spec.table, spec.metric), statistics.iloc[0:0])
+            # The reference names its configuration by the axes it has columns for.
+            for axis in (a for a in axes if a in ref):
+                match = match[match[axis].map(_axis_text) == ref[axis]]
+            if match.empty:
+                row |= {
+                    "mean": float("nan"),
+                    "ci_low": float("nan"),
+                    "ci_high": float("nan"),
+                    "verdict": "missing",
+                }
+            else:
+                m = match.iloc[0]
+                mean = float(m["mean"]) * spec.scale
+                row |= {
+                    "mean": mean,
+                    "ci_low": float(m["ci_low"]) * spec.scale,
+                    "ci_high": float(m["ci_high"]) * spec.scale,
+                    "n": int(m["n"]),
+                    "verdict": "agrees" if low <= mean <= high else "differs",
+                }
+            row["source"] = ref["source"]
+            rows.append(row)
+        frame: pd.DataFrame = pd.DataFrame(rows, columns=[*axes, *COMPARISON_COLUMNS])
+        return frame
+
+    def _per_replication(self, results: _ByMetric, metric: str, side: Side, what: str) -> pd.Series:
+        """`metric` (scaled) per replication, averaged over the configurations `side` matches;
+        every replication must have the same configurations."""
+        spec = self.metrics[metric]
+        data = results.rows(spec.table, spec.metric)
+        for axis, value in side.items():
+            accepted = value if isinstance(value, tuple) else (value,)
+            data = data[data[axis].map(_axis_text).isin(accepted)]
+        counts = data.groupby("replication")["run"].nunique()
+        if data.empty or counts.nunique() != 1:
+            raise ValueError(
+                f"{self.name}: {what}: the side {dict(side)} must match the same configurations in "
+                f"every replication ({data['run'].nunique()} runs)"
+            )
+        values: pd.Series = data.groupby("replication")["value"].mean().astype(float) * spec.scale
+        return values
+
+    def check_claims(self, results: pd.DataFrame) -> pd.DataFrame:
+        """One row per claim, from a sweep's long results table: both sides' mean and 95 % CI,
+        the ratio of the means with its CI, and the verdict.
+
+        Every configuration of a plan draws replication r from the same random streams, so the
+        two sides are compared replication by replication (common random numbers): the claim
+        holds when the upper end of the 95 % CI of the paired difference `factor · lhs - rhs` is
+        below zero, is "not significant" when only its mean is, and fails otherwise."""
+        import pandas as pd
+
+        from congsim.sweep.stats import student_t_quantile
+
+        rows = []
+        by_metric = _ByMetric(results)
+        for claim in self.claims:
+            what = repr(claim.description)
+            measured = claim.rhs if claim.lhs_bound is not None else claim.lhs
+            index = self._per_replication(by_metric, claim.metric, measured, what).index
+            lhs = (
+                pd.Series(claim.lhs_bound, index=index)
+                if claim.lhs_bound is not None
+                else self._per_replication(by_metric, claim.metric, claim.lhs, what)
+            )
+            rhs = (
+                pd.Series(claim.bound, index=index)
+                if claim.bound is not None
+                else self._per_replication(by_metric, claim.metric, claim.rhs, what)
+            )
+            sides = {"lhs": lhs, "rhs": rhs}
+            paired = pd.concat(sides, axis=1, join="inner").dropna()
+            a, b = paired["lhs"], paired["rhs"]
+            n = len(paired)
+            t = student_t_quantile(0.975, n - 1) if n > 1 else float("nan")
+            diff_mean, _, diff_high = _interval(claim.factor * a - b, t)
+            if diff_high < 0:
+                verdict = "holds"
+            elif diff_mean < 0:
+                verdict = "not significant"
+            else:
+                verdict = "fails"
+            ratio, ratio_low, ratio_high = _paired_ratio(a, b, t)
+            (lhs_mean, lhs_low, lhs_high), (rhs_mean, rhs_low, rhs_high) = _interval(a, t), _interval(b, t)
+            rows.append(
+                {
+                    "claim": claim.description,
+                    "metric": claim.metric,
+                    "factor": claim.factor,
+                    "n": n,
+                    "lhs": _side_text(claim.lhs) if claim.lhs_bound is None else f"{claim.lhs_bound:g}",
+                    "lhs_mean": lhs_mean,
+                    "lhs_ci_low": lhs_low,
+                    "lhs_ci_high": lhs_high,
+                    "rhs": _side_text(claim.rhs) if claim.bound is None else f"{claim.bound:g}",
+                    "rhs_mean": rhs_mean,
+                    "rhs_ci_low": rhs_low,
+                    "rhs_ci_high": rhs_high,
+                    "ratio": ratio,
+                    "ratio_ci_low": ratio_low,
+                    "ratio_ci_high": ratio_high,
+                    "verdict": verdict,
+                }
+            )
+        frame: pd.DataFrame = pd.DataFrame(rows)
+        return frame
+
+
+@dataclass
+class StudyOutcome:
+    study: Study
+    folder: Path
+    axes: list[str]
+    comparison: pd.DataFrame
+    failures: dict[str, str]
+    claims: pd.DataFrame | None = None
+
+
+#: Sampling interval of the traced run stored beside each study's results.
+TRACE_INTERVAL = "100ms"
+
+
+#: `on_progress(done, total, failed)` of a study: its sweep's runs, then its traced runs.
+Progress = Callable[[int, int, int], None]
+
+
+def reproduce(
+    study: Study,
+    out: Path,
+    replications: int | None = None,
+    workers: int | None = None,
+    on_progress: Progress | None = None,
+) -> StudyOutcome:
+    """Runs a registered study into `out/<name>` (resuming), compares it with its reference,
+    writes `comparison.csv`, and stores a traced run of the plan's first configuration
+    (`traces/flow_series.parquet`, `traces/link_series.parquet`) for the report's time series;
+    with `trace_points_by`, one of every configuration too. The traced runs share the worker
+    processes of the sweep's runs."""
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from congsim.sweep import load_plan, run_sweep
+    from congsim.sweep.runner import Task, started
+
+    if study.pending is not None:
+        raise ValueError(f"{study.name} is not reproducible yet: {study.pending}")
+    plan = load_plan(study.plan_path())
+    if replications is not None:
+        plan = replace(plan, replications=replications)
+    folder = out / study.name
+    first_replication = [r for r in plan.runs() if r.replication == 0]
+    traced_runs = first_replication if study.trace_points_by is not None else []
+    traced: list[tuple[Path, Task]] = []
+    for index, run in enumerate([first_replication[0], *traced_runs]):
+        overrides: list[tuple[str, object]] = [*run.overrides, ("metrics.series_interval", TRACE_INTERVAL)]
+        if index == 0 and study.capture_links:
+            overrides.append(("captures", [{"file": "traced.pcap", "links": list(study.capture_links)}]))
+        where = folder / "traces" if index == 0 else folder / "traces" / "points" / f"{index - 1:03d}"
+        text = json.dumps([list(o) for o in overrides])
+        traced.append(
+            (where, Task(str(index), plan.scenario_text, plan.scenario_source, text, 0, run.params))
+        )
+    total = len(plan.runs()) + len(traced)
+    report = on_progress or (lambda *_: None)
+    done = 0
+    failures: dict[str, str] = {}
+    by_key = {task.key: (where, task) for where, task in traced}
+
+    def finished(key: str, tables: dict[str, Any] | None, error: str | None) -> None:
+        nonlocal done
+        where, task = by_key[key]
+        if tables is None:
+            failures[f"traced run {key}"] = error or ""
+        else:
+            _write_traces(where, tables, task.params)
+        done += 1
+        report(done, total, len(failures))
+
+    # The traced runs start first and go on in their worker processes while the sweep's runs
+    # are stored or read back and the comparison is computed here (on a study whose runs are
+    # all stored, that is all there is to do).
+    with started([task for _, task in traced], workers) as collect:
+        outcome = run_sweep(
+            plan, folder, workers, on_progress=lambda runs_done, _, failed: report(runs_done, total, failed)
+        )
+        done = len(plan.runs())
+        failures |= outcome.failures
+        statistics = outcome.statistics() if not outcome.failures else None
+        results = outcome.results() if statistics is not None else None
+        comparison = study.compare(statistics, plan.parameters, results) if statistics is not None else None
+        claims = study.check_claims(results) if results is not None else None
+        if comparison is not None:
+            comparison.to_csv(folder / "comparison.csv", index=False)
+        if claims is not None and study.claims:
+            claims.to_csv(folder / "claims.csv", index=False)
+        collect(finished)
+    return StudyOutcome(
+        study,
+        folder,
+        plan.parameters,
+        comparison if comparison is not None else pd.DataFrame(),
+        failures,
+        claims,
+    )
+
+
+def _write_traces(folder: Path, tables: dict[str, Any], params: Mapping[str, object]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("flow_series", "link_series", "atm_series"):
+        if name in tables:
+            pq.write_table(pa.table(tables[name]), folder / f"{name}.parquet")
+    for file, data in tables.get("captures", {}).items():
+        (folder / file).write_bytes(data)
+    (folder / "configuration.json").write_text(json.dumps(params) + "\n", encoding="utf-8")
