@@ -1,0 +1,307 @@
+//! TCP settings: a profile and variant, then every switch that may override them.
+
+use super::*;
+
+/// Seed 003's multiplicative decrease factor for BCN-TCP (500-byte packets).
+pub(super) const BCN_DEFAULT_FACTOR: f64 = 0.975;
+
+pub(super) struct ResolvedTcp {
+    pub(super) sender: SenderConfig,
+    pub(super) receiver: ReceiverConfig,
+    pub(super) random_boot_phase: bool,
+    pub(super) variant_name: &'static str,
+    pub(super) profile_name: &'static str,
+}
+
+/// Merges a flow's `tcp` overrides over the file-wide `[tcp]` table over the profile.
+pub(super) fn resolve_tcp(
+    ctx: &Ctx<'_>,
+    base: &TcpSpec,
+    over: &TcpSpec,
+    flow_path: &str,
+) -> Result<ResolvedTcp, ScenarioError> {
+    // Each setting comes from the flow if given there, else from [tcp]; errors name where.
+    macro_rules! pick {
+        ($field:ident) => {
+            match (&over.$field, &base.$field) {
+                (Some(v), _) => {
+                    Some((v.clone(), format!("{flow_path}.tcp.{}", stringify!($field))))
+                }
+                (None, Some(v)) => Some((v.clone(), format!("tcp.{}", stringify!($field)))),
+                (None, None) => None,
+            }
+        };
+    }
+    let (variant_value, variant_path) =
+        pick!(variant).unwrap_or((VariantName::Reno, format!("{flow_path}.tcp.variant")));
+    let variant = match variant_value {
+        VariantName::Tahoe => Variant::Tahoe,
+        VariantName::Reno => Variant::Reno,
+        VariantName::NewReno => Variant::NewReno,
+        VariantName::Sack => Variant::Sack,
+    };
+    let profile = match pick!(profile)
+        .map(|(v, _)| v)
+        .unwrap_or(ProfileName::Ns2_2000)
+    {
+        ProfileName::Ns2_2000 => Profile::Ns2_2000,
+        ProfileName::Ns2_2002 => Profile::Ns2_2002,
+        ProfileName::Ns2_235 => Profile::Ns2_235,
+        ProfileName::Bsd => Profile::Bsd,
+        ProfileName::Rfc => Profile::Rfc,
+    };
+    let mut s = profile.sender(variant);
+    let mut r = profile.receiver(variant);
+    let byte_mode = s.seq_mode == SeqMode::Bytes;
+
+    if let Some((size, path)) = pick!(packet_size) {
+        let bytes = u32::try_from(size.value.0)
+            .ok()
+            .filter(|&b| (1..=65_495).contains(&b));
+        let bytes = bytes.ok_or_else(|| ctx.err(path, "must be between 1B and 65495B"))?;
+        s.mss = bytes;
+        r.mss = bytes;
+    }
+    if let Some((h, _)) = pick!(header_bytes) {
+        s.header_bytes = h;
+        r.header_bytes = h;
+    }
+    if let Some((w, path)) = pick!(window) {
+        if byte_mode {
+            return Err(ctx.err(path, "is the ns-2 window in packets; byte-numbered profiles (bsd, rfc) take receiver_buffer instead"));
+        }
+        if w == 0 {
+            return Err(ctx.err(path, "must be at least 1 packet"));
+        }
+        s.rwnd = w;
+    }
+    if let Some((b, path)) = pick!(receiver_buffer) {
+        if !byte_mode {
+            return Err(ctx.err(
+                path,
+                "applies to byte-numbered profiles (bsd, rfc); ns-2 profiles take window (packets)",
+            ));
+        }
+        if b.value.0 < u64::from(s.mss) {
+            return Err(ctx.err(path, "must hold at least one segment"));
+        }
+        r.rbuf_bytes = b.value.0;
+    }
+    if let Some((on, path)) = pick!(window_scaling) {
+        if !byte_mode {
+            return Err(ctx.err(path, "applies to byte-numbered profiles (bsd, rfc) only"));
+        }
+        r.window_scaling = on;
+    }
+    if byte_mode {
+        s.rwnd = r.advertised_window();
+        s.window_scale = r.window_scale();
+    }
+    if let Some((on, _)) = pick!(fast_retransmit) {
+        s.fast_retransmit = on;
+    }
+    let delack_interval = pick!(delayed_ack_interval).map(|(d, _)| d.value);
+    if let Some((mode, _)) = pick!(delayed_ack) {
+        r.ack_policy = match mode {
+            DelayedAckName::Off => AckPolicy::EveryPacket,
+            DelayedAckName::Ns2 => AckPolicy::DelayedNs2 {
+                interval: delack_interval.unwrap_or(NS2_DELACK_INTERVAL),
+            },
+            DelayedAckName::Bsd => AckPolicy::DelayedBsd,
+        };
+    }
+    if let Some((tick, path)) = pick!(tick) {
+        if tick.value.is_zero() {
+            return Err(ctx.err(path, "must be greater than zero"));
+        }
+        s.tick = tick.value;
+    }
+    if let Some((mode, _)) = pick!(timer) {
+        s.timer_mode = match mode {
+            TimerModeName::Exact => TimerMode::Exact,
+            TimerModeName::Tick => TimerMode::Tick,
+        };
+    }
+    if let Some((rto, path)) = pick!(initial_rto) {
+        if rto.value.is_zero() {
+            return Err(ctx.err(path, "must be greater than zero"));
+        }
+        s.initial_rto = rto.value;
+    }
+    if let Some((min, _)) = pick!(min_rto) {
+        s.rto_bounds = match s.rto_bounds {
+            RtoBounds::Ns2 {
+                max_rto,
+                clamp_before_backoff,
+                ..
+            } => RtoBounds::Ns2 {
+                min_rto: min.value,
+                clamp_before_backoff,
+                max_rto,
+            },
+            RtoBounds::Bsd { max_ticks, .. } => {
+                let ticks = (min.value.as_ps() / s.tick.as_ps()).max(1) as u32;
+                RtoBounds::Bsd {
+                    min_ticks: ticks,
+                    max_ticks,
+                }
+            }
+        };
+    }
+    if let Some((iw, path)) = pick!(initial_window) {
+        if iw == 0 {
+            return Err(ctx.err(path, "must be at least 1 segment"));
+        }
+        s.initial_window = iw;
+    }
+    if let Some((syn, path)) = pick!(syn) {
+        if syn && byte_mode {
+            return Err(ctx.err(
+                path,
+                "the 40-byte opening packet is an ns-2 packet-mode feature",
+            ));
+        }
+        s.syn = syn;
+    }
+    if let Some((b, _)) = pick!(max_burst) {
+        s.max_burst = b;
+    }
+    if let Some((cap, path)) = pick!(max_cwnd) {
+        if byte_mode {
+            return Err(ctx.err(path, "is ns-2's maxcwnd_ (packets); byte-numbered profiles cap cwnd at the receiver window"));
+        }
+        s.max_cwnd = cap;
+    }
+    if let Some((b, _)) = pick!(ns2_bugfix) {
+        s.ns2_bugfix = b;
+    }
+    if let Some((t, _)) = pick!(tahoe_resume) {
+        s.tahoe_resume = match t {
+            TahoeResumeName::GoBackN => TahoeResume::GoBackN,
+            TahoeResumeName::Restore => TahoeResume::Restore,
+        };
+    }
+    if let Some((f, path)) = pick!(reno_flavour) {
+        s.reno_flavour = match (f, byte_mode) {
+            (RenoFlavourName::Ns2, false) => RenoFlavour::Ns2,
+            (RenoFlavourName::Bsd, true) => RenoFlavour::Bsd,
+            (RenoFlavourName::Rfc5681, true) => RenoFlavour::Rfc5681,
+            (RenoFlavourName::Ns2, true)
+            | (RenoFlavourName::Bsd | RenoFlavourName::Rfc5681, false) => {
+                return Err(ctx.err(
+                    path,
+                    "must match the profile's sequence model: ns2 for ns2_* profiles, bsd or rfc5681 for bsd and rfc",
+                ));
+            }
+        };
+        if variant == Variant::NewReno && s.reno_flavour == RenoFlavour::Bsd {
+            return Err(ctx.err(
+                path,
+                "bsd is 4.4BSD-Lite Reno, which has no NewReno; newreno in byte mode follows RFC 6582 (rfc5681)",
+            ));
+        }
+    }
+    if let Some((on, _)) = pick!(reno_ca_extra) {
+        s.reno_ca_extra = on;
+    }
+    if let Some((on, _)) = pick!(limited_transmit) {
+        s.limited_transmit = on;
+    }
+    if let Some((on, _)) = pick!(newreno_impatient) {
+        s.newreno_impatient = on;
+    }
+    if let Some((on, _)) = pick!(partial_window_deflation) {
+        s.partial_window_deflation = on;
+    }
+    if let Some((name, path)) = pick!(sack_sender) {
+        s.sack_sender = match name {
+            SackSenderName::Ns2Sack1 => SackSender::Ns2Sack1,
+            SackSenderName::Rfc6675 => SackSender::Rfc6675,
+            SackSenderName::Rfc3517 => SackSender::Rfc3517,
+        };
+        if variant != Variant::Sack {
+            return Err(ctx.err(path, "applies to variant = \"sack\" only"));
+        }
+        if byte_mode && s.sack_sender == SackSender::Ns2Sack1 {
+            return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675 or rfc3517"));
+        }
+    }
+    if let Some((on, path)) = pick!(sack_clear_on_rto) {
+        if variant != Variant::Sack || s.sack_sender == SackSender::Ns2Sack1 {
+            return Err(ctx.err(
+                path,
+                "applies to the rfc6675 and rfc3517 SACK senders (ns2_sack1 always clears)",
+            ));
+        }
+        s.sack_clear_on_rto = on;
+    }
+    if let Some((n, path)) = pick!(sack_blocks) {
+        if variant != Variant::Sack {
+            return Err(ctx.err(path, "applies to variant = \"sack\" only"));
+        }
+        if !(1..=SackBlocks::CAPACITY).contains(&usize::from(n)) {
+            return Err(ctx.err(path, "must be between 1 and 3"));
+        }
+        r.sack_blocks = n;
+    }
+    let bcn_factor = pick!(bcn_factor);
+    let bcn_reaction = pick!(bcn_reaction);
+    match pick!(congestion_marks).map(|(m, _)| m) {
+        Some(CongestionMarksName::Ecn) => {
+            s.mark_response = MarkResponse::Ecn;
+            r.echo = CongestionEcho::UntilCwr;
+        }
+        Some(CongestionMarksName::Bcn) => {
+            let decrease_factor = match bcn_factor {
+                Some((f, _)) if f > 0.0 && f < 1.0 => f,
+                Some((_, path)) => {
+                    return Err(ctx.err(path, "must be greater than 0 and less than 1"));
+                }
+                None => BCN_DEFAULT_FACTOR,
+            };
+            s.mark_response = MarkResponse::Bcn {
+                decrease_factor,
+                once_per_rtt: bcn_reaction
+                    .is_some_and(|(reaction, _)| reaction == BcnReactionName::OncePerRtt),
+            };
+            r.echo = CongestionEcho::PerPacket;
+        }
+        Some(CongestionMarksName::Off) | None => {
+            let stray = bcn_factor
+                .map(|(_, path)| path)
+                .or(bcn_reaction.map(|(_, path)| path));
+            if let Some(path) = stray {
+                return Err(ctx.err(path, "applies with congestion_marks = \"bcn\" only"));
+            }
+        }
+    }
+    if variant == Variant::Sack {
+        // SACK blocks travel as 16-bit segment offsets (congsim_core::wire::SackBlocks).
+        let window_segments = if byte_mode {
+            s.rwnd / u64::from(s.mss)
+        } else {
+            s.rwnd
+        };
+        if window_segments > u64::from(u16::MAX) {
+            return Err(ctx.err(
+                variant_path,
+                "sack supports receiver windows of at most 65535 segments",
+            ));
+        }
+    }
+    let random_boot_phase = pick!(boot_phase).map_or(s.timer_mode == TimerMode::Exact, |(b, _)| {
+        b == BootPhaseName::Random
+    });
+    Ok(ResolvedTcp {
+        variant_name: match variant {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
+        },
+        profile_name: profile.name(),
+        sender: s,
+        receiver: r,
+        random_boot_phase,
+    })
+}

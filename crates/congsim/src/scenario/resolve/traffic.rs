@@ -1,0 +1,339 @@
+//! CBR sources, random transfer groups, and the flows each class of a queue serves.
+
+use super::*;
+
+/// One group of random transfers (`transfers[i]`).
+pub(super) fn resolve_transfers(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    spec: &TransferSpec,
+    i: usize,
+    lookup: &dyn Fn(String, &str) -> Result<NodeId, ScenarioError>,
+    routes: &Routes,
+    duration: SimDuration,
+) -> Result<ResolvedTransfers, ScenarioError> {
+    let p = format!("transfers[{i}]");
+    let field = |name: &str| format!("{p}.{name}");
+    let src = lookup(field("from"), &spec.from)?;
+    let dst = lookup(field("to"), &spec.to)?;
+    if src == dst {
+        return Err(ctx.err(field("to"), "must differ from from"));
+    }
+    if routes.next_hop(src, dst).is_none() || routes.next_hop(dst, src).is_none() {
+        return Err(ctx.err(
+            p.clone(),
+            format!(
+                "no route between \"{}\" and \"{}\" (data and ACKs both need a path)",
+                spec.from, spec.to
+            ),
+        ));
+    }
+    let max_bytes = spec
+        .max_size
+        .as_ref()
+        .map_or(10.0 * 1024.0 * 1024.0, |s| s.value.0 as f64);
+    if spec.max_size.is_some() && spec.sizes == SizeLawName::Exponential {
+        return Err(ctx.err(field("max_size"), "applies to web and surge98 sizes"));
+    }
+    if spec.mean_size.is_some() && spec.sizes != SizeLawName::Exponential {
+        return Err(ctx.err(
+            field("mean_size"),
+            "applies to sizes = \"exponential\" only",
+        ));
+    }
+    let sizes = match spec.sizes {
+        SizeLawName::Exponential => {
+            let mean = spec.mean_size.as_ref().map_or(512 * 1024, |s| s.value.0);
+            if mean == 0 {
+                return Err(ctx.err(field("mean_size"), "must be greater than zero"));
+            }
+            SizeLaw::Exponential {
+                mean_bytes: mean as f64,
+            }
+        }
+        SizeLawName::Web => SizeLaw::seed002_web(max_bytes),
+        SizeLawName::Surge98 => SizeLaw::surge98(max_bytes),
+    };
+    if sizes.kept_fraction() < 0.01 {
+        return Err(ctx.err(
+            field("max_size"),
+            "is so small that fewer than 1 % of the size law's draws stay under it",
+        ));
+    }
+    let arrivals_per_second = match (spec.arrivals_per_second, spec.load, &spec.capacity) {
+        (Some(rate), None, None) if rate > 0.0 && rate.is_finite() => rate,
+        (Some(_), None, None) => {
+            return Err(ctx.err(field("arrivals_per_second"), "must be greater than zero"));
+        }
+        (None, Some(load), Some(capacity)) if load > 0.0 && load.is_finite() => {
+            //= ip.md §5.6: lambda = rho · C / (8 · E[S])
+            load * capacity.value.bps() as f64 / (8.0 * sizes.mean_bytes())
+        }
+        (None, Some(_), Some(_)) => return Err(ctx.err(field("load"), "must be greater than zero")),
+        _ => {
+            return Err(ctx.err(
+                p.clone(),
+                "give arrivals_per_second, or load together with capacity",
+            ));
+        }
+    };
+    let start = spec.start.as_ref().map_or(SimDuration::ZERO, |d| d.value);
+    let stop = spec.stop.as_ref().map_or(duration, |d| d.value);
+    if stop <= start || stop > duration {
+        return Err(ctx.err(
+            field("stop"),
+            "must be after start and at most simulation.duration",
+        ));
+    }
+    let tcp = resolve_tcp(ctx, &file.tcp, &spec.tcp, &p)?;
+    Ok(ResolvedTransfers {
+        name: spec.name.clone().unwrap_or_else(|| format!("transfers{i}")),
+        src,
+        dst,
+        sizes,
+        arrivals_per_second,
+        start,
+        stop,
+        sender: tcp.sender,
+        receiver: tcp.receiver,
+        random_boot_phase: tcp.random_boot_phase,
+    })
+}
+
+/// The interval between a CBR source's emissions: `per_slot` packets of `packet_bytes` at `rate`.
+pub(super) fn spec_rate_interval(rate: Rate, packet_bytes: u32, per_slot: u64) -> SimDuration {
+    let bits = u128::from(packet_bytes) * 8 * u128::from(per_slot);
+    SimDuration::from_ps((bits * 1_000_000_000_000).div_ceil(u128::from(rate.bps())) as u64)
+}
+
+/// Fills in each priority queue's classifier from the flow names of its classes.
+pub(super) fn assign_classes(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    links: &mut [ResolvedLink],
+    flow_ids: &BTreeMap<String, Vec<FlowId>>,
+    total_flows: usize,
+) -> Result<(), ScenarioError> {
+    // Declared links in order; duplex ones produced two resolved links with the same spec.
+    let mut resolved = links.iter_mut();
+    for (i, spec) in file.links.iter().enumerate() {
+        let directions = if spec.duplex { 2 } else { 1 };
+        for _ in 0..directions {
+            let link = resolved.next().expect("one resolved link per direction");
+            let (class_of, default_class, leaves) = match &mut link.queue {
+                QueueDiscipline::Priority {
+                    limits,
+                    class_of,
+                    default_class,
+                } => (class_of, default_class, (0..limits.len()).collect()),
+                QueueDiscipline::Cbq {
+                    config,
+                    class_of,
+                    default_class,
+                    ..
+                } => {
+                    let leaves: Vec<usize> = (0..config.classes.len())
+                        .filter(|&c| config.classes.iter().all(|k| k.parent != Some(c)))
+                        .collect();
+                    (class_of, default_class, leaves)
+                }
+                QueueDiscipline::DropTail { .. } | QueueDiscipline::Red(_) => continue,
+            };
+            let classes = spec.queue.classes.as_deref().unwrap_or_default();
+            let unlisted: Vec<usize> = leaves
+                .iter()
+                .copied()
+                .filter(|&c| classes[c].flows.is_none())
+                .collect();
+            if unlisted.len() > 1 {
+                return Err(ctx.err(
+                    format!("links[{i}].queue.classes[{}]", unlisted[1]),
+                    "only one class may leave out flows (it takes every flow not listed)",
+                ));
+            }
+            *default_class = unlisted
+                .first()
+                .or(leaves.last())
+                .copied()
+                .expect("a class queue has a leaf");
+            *class_of = vec![*default_class; total_flows];
+            let mut assigned = vec![false; total_flows];
+            for (c, class) in classes.iter().enumerate() {
+                for (k, name) in class.flows.iter().flatten().enumerate() {
+                    let path = format!("links[{i}].queue.classes[{c}].flows[{k}]");
+                    let ids = flow_ids.get(name).ok_or_else(|| {
+                        let known: Vec<&str> = flow_ids.keys().map(String::as_str).collect();
+                        ctx.err(
+                            path.clone(),
+                            format!(
+                                "unknown flow \"{name}\"; flows are: {}",
+                                checks::listing(known)
+                            ),
+                        )
+                    })?;
+                    for id in ids {
+                        if std::mem::replace(&mut assigned[id.index()], true) {
+                            return Err(ctx.err(
+                                path.clone(),
+                                format!("flow \"{name}\" is already in a class"),
+                            ));
+                        }
+                        class_of[id.index()] = c;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The CBR sources (`cbr[i]`), with flow ids after the `tcp_flows` TCP flows.
+pub(super) fn resolve_cbr(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    lookup: &dyn Fn(String, &str) -> Result<NodeId, ScenarioError>,
+    routes: &Routes,
+    duration: SimDuration,
+    tcp_flows: usize,
+    flow_ids: &mut BTreeMap<String, Vec<FlowId>>,
+) -> Result<Vec<ResolvedCbr>, ScenarioError> {
+    let mut out: Vec<ResolvedCbr> = Vec::new();
+    for (i, spec) in file.cbr.iter().enumerate() {
+        let p = format!("cbr[{i}]");
+        let src = lookup(format!("{p}.from"), &spec.from)?;
+        let dst = lookup(format!("{p}.to"), &spec.to)?;
+        if src == dst {
+            return Err(ctx.err(format!("{p}.to"), "must differ from from"));
+        }
+        if routes.next_hop(src, dst).is_none() {
+            return Err(ctx.err(
+                p.clone(),
+                format!("no route from \"{}\" to \"{}\"", spec.from, spec.to),
+            ));
+        }
+        let packet_bytes = match &spec.packet_size {
+            Some(s) => u32::try_from(s.value.0)
+                .ok()
+                .filter(|&b| (1..=65_535).contains(&b))
+                .ok_or_else(|| {
+                    ctx.err(format!("{p}.packet_size"), "must be between 1B and 65535B")
+                })?,
+            None => 500,
+        };
+        let pattern = match spec.pattern.unwrap_or(CbrPatternName::Shaped) {
+            CbrPatternName::Shaped => CbrPattern::Shaped,
+            CbrPatternName::Fluctuation => CbrPattern::Fluctuation,
+            CbrPatternName::Burst => CbrPattern::Burst {
+                packets: match spec.burst_packets {
+                    Some(0) => {
+                        return Err(ctx.err(format!("{p}.burst_packets"), "must be at least 1"));
+                    }
+                    other => other.unwrap_or(15),
+                },
+            },
+        };
+        if spec.burst_packets.is_some() && !matches!(pattern, CbrPattern::Burst { .. }) {
+            return Err(ctx.err(
+                format!("{p}.burst_packets"),
+                "applies to pattern = \"burst\" only",
+            ));
+        }
+        let mut on = Vec::new();
+        for (k, [start, stop]) in spec.on.iter().flatten().enumerate() {
+            let (start, stop) = (start.value, stop.value);
+            if stop <= start || stop > duration {
+                return Err(ctx.err(
+                    format!("{p}.on[{k}]"),
+                    "must be [start, stop] with start < stop <= simulation.duration",
+                ));
+            }
+            if on
+                .last()
+                .is_some_and(|&(_, prev): &(SimTime, SimTime)| SimTime::ZERO + start < prev)
+            {
+                return Err(ctx.err(
+                    format!("{p}.on[{k}]"),
+                    "on periods must be in time order and must not overlap",
+                ));
+            }
+            on.push((SimTime::ZERO + start, SimTime::ZERO + stop));
+        }
+        let schedule = match (&spec.on, &spec.square_wave) {
+            (Some(_), Some(_)) => {
+                return Err(ctx.err(p.clone(), "give on or square_wave, not both"));
+            }
+            (Some(_), None) => CbrSchedule::Periods(on),
+            (None, Some(wave)) => {
+                if wave.on.value.is_zero() || wave.off.value.is_zero() {
+                    return Err(ctx.err(
+                        format!("{p}.square_wave"),
+                        "on and off must be greater than zero",
+                    ));
+                }
+                // Every on period must hold a slot of the grid, or the source would never send.
+                let per_slot = match pattern {
+                    CbrPattern::Burst { packets } => u64::from(packets),
+                    CbrPattern::Shaped | CbrPattern::Fluctuation => 1,
+                };
+                let slot = spec_rate_interval(spec.rate.value, packet_bytes, per_slot);
+                if wave.on.value < slot {
+                    return Err(ctx.err(
+                        format!("{p}.square_wave.on"),
+                        format!(
+                            "must be at least one sending interval ({} s at this rate and size)",
+                            slot.as_secs_f64()
+                        ),
+                    ));
+                }
+                CbrSchedule::SquareWave {
+                    start: SimTime::ZERO
+                        + wave.start.as_ref().map_or(SimDuration::ZERO, |d| d.value),
+                    on: wave.on.value,
+                    off: wave.off.value,
+                }
+            }
+            (None, None) => CbrSchedule::Always,
+        };
+        if spec.count == 0 {
+            return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
+        }
+        let base_name = spec.name.clone().unwrap_or_else(|| format!("cbr{i}"));
+        checks::flow_count(
+            ctx.file,
+            &format!("{p}.count"),
+            (tcp_flows + out.len()) as u64 + u64::from(spec.count),
+        )?;
+        for k in 0..spec.count {
+            let name = if spec.count == 1 {
+                base_name.clone()
+            } else {
+                format!("{base_name}.{k}")
+            };
+            if flow_ids.contains_key(&name) {
+                return Err(ctx.err(
+                    format!("{p}.name"),
+                    format!("duplicate flow name \"{name}\""),
+                ));
+            }
+            let id = FlowId((tcp_flows + out.len()) as u32);
+            flow_ids.entry(base_name.clone()).or_default().push(id);
+            if spec.count > 1 {
+                flow_ids.entry(name.clone()).or_default().push(id);
+            }
+            out.push(ResolvedCbr {
+                name,
+                src,
+                dst,
+                config: CbrConfig {
+                    packet_bytes,
+                    rate: spec.rate.value,
+                    pattern,
+                    phase: SimDuration::ZERO,
+                    schedule: schedule.clone(),
+                },
+                random_phase: spec.phase.unwrap_or(BootPhaseName::Random) == BootPhaseName::Random,
+            });
+        }
+    }
+    Ok(out)
+}

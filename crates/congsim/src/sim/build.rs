@@ -1,0 +1,285 @@
+//! Assembling a simulation from a resolved scenario: links with their disciplines, TCP
+//! endpoints, sources, clocks, hop fusion and early delivery tables.
+
+use super::*;
+
+impl<'a> Simulation<'a> {
+    pub(super) fn new(scenario: &'a Scenario, replication: u32) -> Self {
+        let streams = StreamFactory::new(scenario.seed, replication);
+        let links: Vec<Link> = scenario
+            .links
+            .iter()
+            .map(|l| {
+                Link::new(LinkConfig {
+                    rate: l.rate,
+                    delay: l.delay,
+                    qdisc: match &l.queue {
+                        QueueDiscipline::DropTail {
+                            limit,
+                            semantics,
+                            drop_front,
+                        } => Qdisc::DropTail(DropTail::new(*limit, *semantics, *drop_front)),
+                        QueueDiscipline::Priority {
+                            limits,
+                            class_of,
+                            default_class,
+                        } => Qdisc::Priority(Priority::new(
+                            limits
+                                .iter()
+                                .map(|&l| DropTail::packets(l, LimitSemantics::Waiting))
+                                .collect(),
+                            Classifier::new(class_of.clone(), *default_class),
+                        )),
+                        QueueDiscipline::Cbq {
+                            config,
+                            class_of,
+                            default_class,
+                            ..
+                        } => Qdisc::Cbq(Box::new(Cbq::new(
+                            config,
+                            Classifier::new(class_of.clone(), *default_class),
+                        ))),
+                        QueueDiscipline::Red(params) => Qdisc::Red(Box::new(Red::new(
+                            params.clone(),
+                            streams.stream(&format!("link/{}/red", l.name)),
+                        ))),
+                    },
+                    scripted: l.scripted.clone(),
+                    random_loss: (l.random_loss > 0.0).then(|| {
+                        (
+                            l.random_loss,
+                            streams.stream(&format!("link/{}/loss", l.name)),
+                        )
+                    }),
+                    fifo_fast_path: l.fifo_fast_path,
+                    capture: l.capture,
+                })
+            })
+            .collect();
+        let mut slow_clocks: Vec<(SimDuration, Vec<FlowId>)> = Vec::new();
+        let mut fast_tick_flows = Vec::new();
+        let flows: Vec<FlowState> = scenario
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let id = FlowId(i as u32);
+                let tick = f.sender.tick;
+                // The ns-2 tick-clock phase, from the flow's own stream (deviation D5).
+                let boot_phase = if f.random_boot_phase {
+                    let mut rng = streams.stream(&format!("tcp/{}/boot_phase", f.name));
+                    SimDuration::from_ps(rng.below(tick.as_ps()))
+                } else {
+                    SimDuration::ZERO
+                };
+                if f.sender.timer_mode == TimerMode::Tick {
+                    match slow_clocks.iter_mut().find(|(p, _)| *p == tick) {
+                        Some((_, members)) => members.push(id),
+                        None => slow_clocks.push((tick, vec![id])),
+                    }
+                }
+                if f.receiver.ack_policy == AckPolicy::DelayedBsd {
+                    fast_tick_flows.push(id);
+                }
+                let mut sender = TcpSender::new(f.sender.clone(), boot_phase);
+                if scenario.tcp_events {
+                    sender.enable_trace();
+                }
+                let jitter = if f.start_jitter.is_zero() {
+                    SimDuration::ZERO
+                } else {
+                    let mut rng = streams.stream(&format!("flow/{}/start", f.name));
+                    SimDuration::from_ps(rng.below(f.start_jitter.as_ps()))
+                };
+                FlowState {
+                    start_at: SimTime::ZERO + f.start + jitter,
+                    sender,
+                    receiver: TcpReceiver::new(f.receiver.clone()),
+                    src: f.src,
+                    dst: f.dst,
+                    sender_wakeup: None,
+                    receiver_wakeup: None,
+                    delivered_at_start: (0, 0),
+                    delivered_at_end: None,
+                    delivered_at_last_sample: 0,
+                }
+            })
+            .collect();
+        let cbr: Vec<CbrState> = scenario
+            .cbr
+            .iter()
+            .map(|c| {
+                let mut rng = streams.stream(&format!("cbr/{}", c.name));
+                let mut config = c.config.clone();
+                if c.random_phase {
+                    let bits = u64::from(config.packet_bytes) * 8;
+                    let interval_ps = bits * 1_000_000_000_000 / config.rate.bps();
+                    config.phase = SimDuration::from_ps(rng.below(interval_ps.max(1)));
+                }
+                CbrState {
+                    source: CbrSource::new(config, rng),
+                    src: c.src,
+                    dst: c.dst,
+                    pending_packets: 0,
+                    next_seq: 0,
+                    packets_delivered: 0,
+                    packets_dropped: 0,
+                    bytes_delivered: 0,
+                    delivered_at_start: 0,
+                    delivered_at_end: None,
+                }
+            })
+            .collect();
+        let link_to = scenario.links.iter().map(|l| l.to).collect();
+        let routes = &scenario.routes;
+        let destinations: Vec<NodeId> = routes.destinations().collect();
+        let rows = destinations.len();
+        let fuse_next = scenario
+            .links
+            .iter()
+            .enumerate()
+            .flat_map(|(i, spec)| {
+                let (links, destinations) = (&links, &destinations);
+                destinations.iter().map(move |&dst| {
+                    let upstream = LinkId(i as u32);
+                    let next = routes.next_hop(spec.to, dst).filter(|_| spec.to != dst)?;
+                    let fed_only_by_upstream =
+                        scenario.links[next.index()].single_feeder == Some(upstream);
+                    let accepts: &Link = &links[next.index()];
+                    (scenario.hop_fusion && fed_only_by_upstream && accepts.accepts_early_offers())
+                        .then_some(next)
+                })
+            })
+            .collect::<Vec<_>>();
+        let fuses_any = fuse_next
+            .chunks(rows.max(1))
+            .map(|row| row.iter().any(Option::is_some))
+            .collect();
+        let mut sim = Self {
+            scenario,
+            queue: EventQueue::new(),
+            links,
+            link_to,
+            fuses_any,
+            fuse_next,
+            fuse_rows: rows,
+            first_transfer: flows.len() + cbr.len(),
+            flows,
+            cbr,
+            transfers: Vec::new(),
+            transfer_info: Vec::new(),
+            group_started: vec![0; scenario.transfers.len()],
+            groups: scenario
+                .transfers
+                .iter()
+                .map(|g| GroupState {
+                    arrivals: streams.stream(&format!("transfers/{}/arrivals", g.name)),
+                    sizes: streams.stream(&format!("transfers/{}/sizes", g.name)),
+                    boot_phases: streams.stream(&format!("transfers/{}/boot_phase", g.name)),
+                })
+                .collect(),
+            slow_clocks,
+            fast_tick_flows,
+            early_endpoints: Vec::new(),
+            in_early_delivery: false,
+            series: scenario.series_interval.map(|_| Series::default()),
+            sequence: scenario.sequence_trace.then(SequenceTrace::default),
+            segments: Vec::new(),
+            acks: Vec::new(),
+            atm: scenario.links.iter().any(|l| l.atm.is_some()).then(|| {
+                let ports = scenario
+                    .links
+                    .iter()
+                    .map(|l| {
+                        l.atm.as_ref().map(|port| PortConfig {
+                            rate: l.rate,
+                            delay: l.delay,
+                            capacity_cells: port.capacity_cells,
+                            policy: port.policy,
+                            ppd_after_overflow: port.ppd_after_overflow,
+                            switch: port.switch.clone(),
+                            vbr: port.vbr.clone(),
+                        })
+                    })
+                    .collect();
+                let fed_by_one_link = scenario
+                    .links
+                    .iter()
+                    .map(|l| scenario.hop_fusion && l.single_feeder.is_some())
+                    .collect();
+                let mut network = AtmNetwork::new(
+                    ports,
+                    fed_by_one_link,
+                    SimTime::ZERO + scenario.duration,
+                    scenario.atm_abr.clone(),
+                );
+                for (i, l) in scenario.links.iter().enumerate() {
+                    if l.atm
+                        .as_ref()
+                        .is_some_and(|p| p.random_contention && p.capacity_cells.is_some())
+                    {
+                        network.set_contention(
+                            i,
+                            streams.stream(&format!("atm/{}/contention", l.name)),
+                        );
+                    }
+                }
+                network
+            }),
+            atm_due: Vec::new(),
+        };
+        sim.early_endpoints = sim.early_endpoints();
+        sim
+    }
+
+    /// With hop fusion on, for a persistent flow without a stop time and no trace or capture
+    /// that records events in time order: its receiver may take data early when it is outside
+    /// the BSD fast tick and its ACKs' first link carries nothing else on the FIFO fast path;
+    /// its sender may take ACKs early when it is outside the BSD slow clock and its data's first
+    /// link is such a link.
+    pub(super) fn early_endpoints(&self) -> Vec<EarlyEndpoints> {
+        let s = self.scenario;
+        // Like hop fusion, a shortcut that `hop_fusion = false` turns off for comparison.
+        let traced = !s.hop_fusion
+            || s.series_interval.is_some()
+            || s.sequence_trace
+            || s.tcp_events
+            || !s.captures.is_empty()
+            || s.links.iter().any(|l| l.atm.is_some());
+        let path = |from: NodeId, to: NodeId| self.path(from, to).unwrap_or_default();
+        // Traffic directions per link: every flow's data and ACK paths, CBR, transfers.
+        let mut users = vec![0u32; s.links.len()];
+        let ends = s.flows.iter().map(|f| (f.src, f.dst));
+        for (a, b) in ends.chain(s.transfers.iter().map(|g| (g.src, g.dst))) {
+            for l in path(a, b).into_iter().chain(path(b, a)) {
+                users[l as usize] += 1;
+            }
+        }
+        for c in &s.cbr {
+            for l in path(c.src, c.dst) {
+                users[l as usize] += 1;
+            }
+        }
+        let exclusive_first_link = |from: NodeId, to: NodeId| {
+            path(from, to).first().is_some_and(|&l| {
+                users[l as usize] == 1 && self.links[l as usize].accepts_early_offers()
+            })
+        };
+        s.flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let id = FlowId(i as u32);
+                if traced || f.size_bytes.is_some() || f.stop.is_some() {
+                    return EarlyEndpoints::default();
+                }
+                EarlyEndpoints {
+                    receiver: !self.fast_tick_flows.contains(&id)
+                        && exclusive_first_link(f.dst, f.src),
+                    sender: !self.slow_clocks.iter().any(|(_, m)| m.contains(&id))
+                        && exclusive_first_link(f.src, f.dst),
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,282 @@
+//! Forwarding: routes, offers to links with hop fusion and early delivery, arrivals at
+//! nodes, the ATM network's VCs, and handing TCP output to the network.
+
+use super::*;
+
+impl Simulation<'_> {
+    /// Puts `pkt` on the link towards its destination.
+    pub(super) fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        let link = self.route(node, pkt.dst);
+        if self.atm.as_ref().is_some_and(|a| a.is_atm(link.index())) {
+            self.send_atm(now, node, pkt);
+            return;
+        }
+        self.offer(now, now, link, pkt);
+    }
+
+    pub(super) fn atm_mut(&mut self) -> &mut AtmNetwork {
+        self.atm.as_mut().expect("the scenario has ATM links")
+    }
+
+    /// Hands `pkt` from host `node` to its VC: one per flow and direction (data and CBR
+    /// datagrams `2·flow`, ACKs `2·flow + 1`), set up with its reverse along the routes on
+    /// first use.
+    pub(super) fn send_atm(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        let is_ack = pkt.tcp().is_some_and(|h| !h.is_data);
+        let vc = VcId(2 * pkt.flow.0 + u32::from(is_ack));
+        if !self.atm_mut().has_vc(vc) {
+            let reverse = VcId(vc.0 ^ 1);
+            let path = self.path(node, pkt.dst).expect("routes were validated");
+            // One-way traffic (CBR) may have no way back.
+            let back = self.path(pkt.dst, node).unwrap_or_default();
+            // A backward RM cell riding one direction gets its feedback from the other
+            // direction's port out of the same switch.
+            let feedback = |carrier: &[u32], owner: &[u32]| -> Vec<Option<u32>> {
+                carrier
+                    .iter()
+                    .map(|&l| {
+                        let from = self.scenario.links[l as usize].from;
+                        owner
+                            .iter()
+                            .copied()
+                            .find(|&o| self.scenario.links[o as usize].from == from)
+                    })
+                    .collect()
+            };
+            let (fwd_feedback, back_feedback) = (feedback(&path, &back), feedback(&back, &path));
+            let atm = self.atm_mut();
+            let has_back = !back.is_empty();
+            atm.open_vc(vc, path, has_back.then_some((reverse, back)), false);
+            atm.set_feedback_ports(vc, fwd_feedback);
+            if has_back {
+                atm.set_feedback_ports(reverse, back_feedback);
+            }
+        }
+        self.atm_mut().send(now, vc, pkt);
+        self.schedule_atm();
+    }
+
+    /// The links from `from` to `to`, if there is a route.
+    pub(super) fn path(&self, from: NodeId, to: NodeId) -> Option<Vec<u32>> {
+        let mut path = Vec::new();
+        let mut at = from;
+        while at != to {
+            let link = self.scenario.routes.next_hop(at, to)?;
+            path.push(link.0);
+            at = self.link_to[link.index()];
+        }
+        Some(path)
+    }
+
+    /// Schedules the wake-ups the ATM network asked for.
+    pub(super) fn schedule_atm(&mut self) {
+        let Some(atm) = &mut self.atm else {
+            return;
+        };
+        atm.drain_scheduled(&mut self.atm_due);
+        for (t, e) in self.atm_due.drain(..) {
+            self.queue.schedule(
+                t,
+                match e {
+                    AtmEvent::PipeHead(port) => Event::AtmPipe(port),
+                    AtmEvent::Deliver(vc) => Event::AtmDeliver(vc),
+                    AtmEvent::SourceWake(vc) => Event::AtmSource(vc),
+                    AtmEvent::CongestionIndication(vc) => Event::AtmCongestion(vc),
+                },
+            );
+        }
+    }
+
+    /// Offers `pkt` to `link` at `at` and, while the next hop is fed by this link alone, offers
+    /// it on at once (hop fusion: an exact shortcut, see `Link::offer`); the last link of the
+    /// chain gets the packet into its pipe.
+    pub(super) fn offer(
+        &mut self,
+        now: SimTime,
+        mut at: SimTime,
+        mut link: LinkId,
+        mut pkt: Packet,
+    ) {
+        let end = SimTime::ZERO + self.scenario.duration;
+        loop {
+            match self.links[link.index()].offer(now, at, &mut pkt) {
+                Offer::Departs { arrive_at } => {
+                    if arrive_at < end
+                        && self.fuses_any[link.index()]
+                        && let Some(next) = self.fuse_next[link.index() * self.fuse_rows
+                            + self
+                                .scenario
+                                .routes
+                                .row(pkt.dst)
+                                .expect("traffic has a route")]
+                    {
+                        (at, link) = (arrive_at, next);
+                        continue;
+                    }
+                    if self.link_to[link.index()] == pkt.dst
+                        && self.links[link.index()].pipe_is_empty()
+                        && self.early_delivery(now, arrive_at, &pkt)
+                    {
+                        self.in_early_delivery = true;
+                        self.arrive(arrive_at, pkt.dst, pkt);
+                        self.in_early_delivery = false;
+                        return;
+                    }
+                    if let Some(head) = self.links[link.index()].enter_pipe(arrive_at, pkt) {
+                        self.queue.schedule(head, Event::LinkArrival(link));
+                    }
+                }
+                Offer::StartedTx { tx_done_at } => {
+                    self.queue.schedule(tx_done_at, Event::TxDone(link))
+                }
+                Offer::Queued => self.schedule_wake(link),
+                Offer::Dropped { .. } => {
+                    self.schedule_wake(link);
+                    if pkt.tcp().is_none() {
+                        self.cbr[pkt.flow.index() - self.flows.len()].packets_dropped += 1;
+                    }
+                    if let (Some(trace), Some(header)) = (&mut self.sequence, pkt.tcp()) {
+                        let event = if header.is_data { "drop" } else { "ack_drop" };
+                        let sender =
+                            &tcp_of(&self.flows, &self.transfers, self.first_transfer, pkt.flow)
+                                .sender;
+                        trace.record(now, pkt.flow, event, header, sender);
+                    }
+                }
+            }
+            return;
+        }
+    }
+
+    /// A segment entering its last pipe at `now` may reach its endpoint at once, at its arrival
+    /// time `arrive_at`, when nothing that happens before then can see the difference but the
+    /// order of events at one instant (deviation D26): the pipe is empty (a packet still
+    /// propagating must arrive first), the endpoint has no timer due by then, what it sends in
+    /// reply has a first link to itself (so offers there stay in time order), the run has not
+    /// ended by then, and, for a receiver, no measurement boundary falls in between.
+    pub(super) fn early_delivery(&self, now: SimTime, arrive_at: SimTime, pkt: &Packet) -> bool {
+        let f = pkt.flow.index();
+        let (Some(ends), Some(header)) = (self.early_endpoints.get(f), pkt.tcp()) else {
+            return false;
+        };
+        let end = Self::at(self.scenario.duration);
+        if self.in_early_delivery || arrive_at >= end {
+            return false;
+        }
+        let due_after = |next: Option<SimTime>| next.is_none_or(|t| t > arrive_at);
+        if !header.is_data {
+            return ends.sender && due_after(self.flows[f].sender.next_timeout());
+        }
+        let s = self.scenario;
+        let boundary = |d: SimDuration| {
+            let b = Self::at(d);
+            now < b && b <= arrive_at
+        };
+        ends.receiver
+            && !boundary(s.measure_from)
+            && !boundary(s.measure_until)
+            && due_after(self.flows[f].receiver.next_timeout())
+    }
+
+    pub(super) fn route(&self, node: NodeId, destination: NodeId) -> LinkId {
+        self.scenario
+            .routes
+            .next_hop(node, destination)
+            .expect("routes were validated when the scenario was loaded")
+    }
+
+    pub(super) fn tx_done(&mut self, now: SimTime, link: LinkId) {
+        let (head, next) = self.links[link.index()].complete_tx(now);
+        if let Some(t) = head {
+            self.queue.schedule(t, Event::LinkArrival(link));
+        }
+        if let Some(t) = next {
+            self.queue.schedule(t, Event::TxDone(link));
+        }
+        self.schedule_wake(link);
+    }
+
+    /// Schedules the wake-up a link asked for, if any (CBQ holding packets back).
+    pub(super) fn schedule_wake(&mut self, link: LinkId) {
+        if let Some(t) = self.links[link.index()].take_wake() {
+            self.queue.schedule(t, Event::LinkWake(link));
+        }
+    }
+
+    pub(super) fn arrive(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        if node != pkt.dst {
+            self.forward(now, node, pkt);
+            return;
+        }
+        let Some(header) = pkt.tcp().copied() else {
+            // A CBR datagram reaches its sink.
+            let c = &mut self.cbr[pkt.flow.index() - self.flows.len()];
+            c.packets_delivered += 1;
+            c.bytes_delivered += u64::from(pkt.size_bytes);
+            return;
+        };
+        let f = pkt.flow;
+        if header.is_data {
+            self.tcp(f).receiver.on_data(now, &header, pkt.ecn.ce);
+            self.flush_receiver(now, f);
+        } else {
+            self.tcp(f).sender.on_ack(now, &header);
+            if let Some(trace) = &mut self.sequence {
+                let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, f);
+                trace.record(now, f, "ack", &header, &flow.sender);
+            }
+            self.flush_sender(now, f);
+        }
+    }
+
+    /// Sends what the sender produced and keeps its wake-up scheduled.
+    pub(super) fn flush_sender(&mut self, now: SimTime, f: FlowId) {
+        let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
+        flow.sender.drain_transmit(&mut self.segments);
+        let (src, dst) = (flow.src, flow.dst);
+        let next = flow.sender.next_timeout();
+        keep_awake(
+            &mut self.queue,
+            now,
+            next,
+            &mut flow.sender_wakeup,
+            Event::SenderTimer(f),
+        );
+        for i in 0..self.segments.len() {
+            let seg = self.segments[i];
+            if let Some(trace) = &mut self.sequence {
+                let event = if seg.retransmission {
+                    "retransmit"
+                } else {
+                    "send"
+                };
+                let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, f);
+                trace.record(now, f, event, &seg.header, &flow.sender);
+            }
+            let mut pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, seg.header);
+            pkt.ecn.ect = seg.ect;
+            self.forward(now, src, pkt);
+        }
+        self.segments.clear();
+    }
+
+    pub(super) fn flush_receiver(&mut self, now: SimTime, f: FlowId) {
+        let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
+        flow.receiver.drain_transmit(&mut self.acks);
+        let (src, dst) = (flow.src, flow.dst);
+        let next = flow.receiver.next_timeout();
+        keep_awake(
+            &mut self.queue,
+            now,
+            next,
+            &mut flow.receiver_wakeup,
+            Event::ReceiverTimer(f),
+        );
+        for i in 0..self.acks.len() {
+            let ack = self.acks[i];
+            let pkt = Packet::tcp_segment(f, src, ack.wire_bytes, ack.header);
+            self.forward(now, dst, pkt);
+        }
+        self.acks.clear();
+    }
+}

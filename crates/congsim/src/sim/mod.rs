@@ -1,0 +1,525 @@
+//! The simulation loop: wires the sans-IO models (links, TCP endpoints) to the event queue.
+//!
+//! Packets propagating on a link wait in the link's pipe; the queue holds one wake-up per link
+//! (its pipe head), so it stays as small as the topology. On FIFO links the departure time is
+//! computed at enqueue and a packet costs one event per hop; links served by a scheduler also
+//! have an end-of-transmission event. Retransmission and delayed-ACK timers are *lazy*: a model's
+//! deadline is scheduled only when it moves earlier than the wake-up already pending, and a
+//! wake-up that finds its deadline moved later just reschedules. Re-arming a timer on every
+//! ACK therefore costs no heap operation.
+
+use crate::metrics::{coefficient_of_variation, jain_index};
+use crate::pcap::{FlowWire, PcapWriter};
+use crate::scenario::{QueueDiscipline, ResolvedCapture, ResolvedLink};
+use crate::scenario::{Scenario, ScenarioWarning};
+use crate::table::{Column, Table};
+use crate::transfers::exponential_gap_s;
+use congsim_atm::abr::AbrStats;
+use congsim_atm::{AtmEvent, AtmNetwork, PortConfig, PortStats, VcId, VcStats};
+use congsim_core::rng::{RngStream, StreamFactory};
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::wire::{Packet, TcpHeader};
+use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
+use congsim_ip::cbr::CbrSource;
+use congsim_ip::link::LinkConfig;
+use congsim_ip::qdisc::{Cbq, Classifier, DropTail, Priority, Red};
+use congsim_ip::{LimitSemantics, Link, LinkStats, Offer, Qdisc};
+use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+mod atm_tables;
+mod build;
+mod forward;
+mod results;
+mod traffic;
+
+/// The 4.3BSD fast timer (delayed ACKs) period.
+const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
+
+#[derive(Clone, Copy)]
+enum Event {
+    /// The head of a link's pipe reaches the far node.
+    LinkArrival(LinkId),
+    /// The transmission in progress on a link ends (scheduled service path only).
+    TxDone(LinkId),
+    /// An idle link whose discipline held packets back asks it again (CBQ).
+    LinkWake(LinkId),
+    /// The head of an ATM port's pipe reaches the next port.
+    AtmPipe(u32),
+    /// A frame of an ATM VC reaches its destination host.
+    AtmDeliver(VcId),
+    /// An ABR source may send its next cell.
+    AtmSource(VcId),
+    /// An ABR source learnt of congestion (CI): the TCP sender above may answer (BCN-TCP).
+    AtmCongestion(VcId),
+    SenderTimer(FlowId),
+    ReceiverTimer(FlowId),
+    /// A boundary of the global slow clock with period `slow_clocks[i]`.
+    SlowTick(usize),
+    FastTick,
+    FlowStart(FlowId),
+    FlowStop(FlowId),
+    /// CBR source `i` emits the packets it announced.
+    CbrEmit(u32),
+    /// A transfer of group `g` arrives: a new connection starts.
+    TransferArrival(u32),
+    MeasureStart,
+    MeasureEnd,
+    Sample,
+    End,
+}
+
+/// `repr(C)`: the fields every flush reads come first, in the cache line the sender's
+/// configuration starts in, rather than wherever the compiler would put them.
+#[repr(C)]
+struct FlowState {
+    src: NodeId,
+    dst: NodeId,
+    sender_wakeup: Option<SimTime>,
+    receiver_wakeup: Option<SimTime>,
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    /// When the application starts (`start` plus the drawn jitter).
+    start_at: SimTime,
+    /// Receiver (payload, wire) bytes at the start and end of the measurement window.
+    delivered_at_start: (u64, u64),
+    delivered_at_end: Option<(u64, u64)>,
+    /// Payload bytes delivered at the previous series sample.
+    delivered_at_last_sample: u64,
+}
+
+/// A CBR source and what its sink received.
+struct CbrState {
+    source: CbrSource,
+    src: NodeId,
+    dst: NodeId,
+    /// Packets the pending emission sends.
+    pending_packets: u32,
+    next_seq: u64,
+    packets_delivered: u64,
+    packets_dropped: u64,
+    bytes_delivered: u64,
+    delivered_at_start: u64,
+    delivered_at_end: Option<u64>,
+}
+
+/// Timers are lazy: `event` is scheduled for an endpoint's `next` deadline only if no earlier
+/// wake-up is pending (a stale wake-up finds nothing due and is ignored).
+fn keep_awake(
+    queue: &mut EventQueue<Event>,
+    now: SimTime,
+    next: Option<SimTime>,
+    wakeup: &mut Option<SimTime>,
+    event: Event,
+) {
+    if let Some(t) = next
+        && wakeup.is_none_or(|w| t < w)
+    {
+        *wakeup = Some(t);
+        queue.schedule(t.max(now), event);
+    }
+}
+
+/// The random streams of a group of transfers.
+struct GroupState {
+    arrivals: RngStream,
+    sizes: RngStream,
+    boot_phases: RngStream,
+}
+
+/// The columns that break `timeouts` down by cause.
+fn timeout_cause_names() -> [&'static str; 5] {
+    congsim_tcp::SenderStats::default()
+        .timeout_causes()
+        .map(|(name, _)| name)
+}
+
+/// The TCP connection with flow id `f`: a declared flow, or a random transfer.
+fn tcp_of<'s>(
+    flows: &'s [FlowState],
+    transfers: &'s [FlowState],
+    first_transfer: usize,
+    f: FlowId,
+) -> &'s FlowState {
+    match f.index().checked_sub(first_transfer) {
+        Some(i) => &transfers[i],
+        None => &flows[f.index()],
+    }
+}
+
+fn tcp_of_mut<'s>(
+    flows: &'s mut [FlowState],
+    transfers: &'s mut [FlowState],
+    first_transfer: usize,
+    f: FlowId,
+) -> &'s mut FlowState {
+    match f.index().checked_sub(first_transfer) {
+        Some(i) => &mut transfers[i],
+        None => &mut flows[f.index()],
+    }
+}
+
+/// Sampled time series (opt-in).
+#[derive(Default)]
+struct Series {
+    flow_time_s: Vec<f64>,
+    flow: Vec<String>,
+    cwnd: Vec<f64>,
+    ssthresh: Vec<f64>,
+    throughput_bps: Vec<f64>,
+    link_time_s: Vec<f64>,
+    link: Vec<String>,
+    queue_packets: Vec<u64>,
+    atm_time_s: Vec<f64>,
+    atm_link: Vec<String>,
+    atm_kind: Vec<String>,
+    atm_queue_cells: Vec<u64>,
+}
+
+/// The time-sequence trace, column by column.
+#[derive(Default)]
+struct SequenceTrace {
+    time_s: Vec<f64>,
+    flow: Vec<FlowId>,
+    event: Vec<&'static str>,
+    seq: Vec<u64>,
+    ack: Vec<u64>,
+    sack: Vec<String>,
+    cwnd: Vec<f64>,
+    ssthresh: Vec<f64>,
+    pipe: Vec<f64>,
+}
+
+impl SequenceTrace {
+    /// One row; `seq` and `ack` in the connection's wire units (packets or bytes).
+    fn record(
+        &mut self,
+        now: SimTime,
+        f: FlowId,
+        event: &'static str,
+        header: &TcpHeader,
+        sender: &TcpSender,
+    ) {
+        self.time_s.push(now.as_secs_f64());
+        self.flow.push(f);
+        self.event.push(event);
+        self.seq.push(header.seq);
+        self.ack.push(header.ack);
+        let unit = match sender.config().seq_mode {
+            SeqMode::Packets => 1,
+            SeqMode::Bytes => u64::from(sender.config().mss),
+        };
+        let ack_segment = header.ack.div_ceil(unit);
+        let blocks: Vec<String> = header
+            .sack
+            .ranges(ack_segment)
+            .map(|(l, r)| format!("{}-{}", l * unit, r * unit))
+            .collect();
+        self.sack.push(blocks.join(" "));
+        self.cwnd.push(sender.cwnd_segments());
+        self.ssthresh.push(sender.ssthresh_segments());
+        self.pipe.push(sender.pipe().map_or(f64::NAN, |p| p as f64));
+    }
+}
+
+/// Everything a run produces. Tables are deterministic functions of (scenario, replication).
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub flows: Table,
+    pub links: Table,
+    /// One row.
+    pub summary: Table,
+    pub flow_series: Option<Table>,
+    pub link_series: Option<Table>,
+    /// Congestion events per flow (when `metrics.tcp_events` is on).
+    pub tcp_events: Option<Table>,
+    /// The time-sequence trace (when `metrics.sequence_trace` is on).
+    pub sequence: Option<Table>,
+    /// One row per CBR source (when the scenario has any).
+    pub cbr: Option<Table>,
+    /// One row per class of each class-based queue (when there are any).
+    pub classes: Option<Table>,
+    /// One row per random transfer (when the scenario has transfer groups).
+    pub transfers: Option<Table>,
+    /// One row per ATM link's port, in cells (when the scenario has ATM links).
+    pub atm_ports: Option<Table>,
+    /// One row per ATM virtual circuit (when the scenario has ATM links).
+    pub atm_vcs: Option<Table>,
+    /// ATM port queues sampled with the other series (ATM links and `series_interval`).
+    pub atm_series: Option<Table>,
+    /// Settings that do nothing or defeat themselves (when the scenario has any).
+    pub warnings: Option<Table>,
+    /// Packet captures: `(file name, pcap bytes)`.
+    pub captures: Vec<(String, Vec<u8>)>,
+    /// Events processed (for speed figures).
+    pub events: u64,
+}
+
+impl RunResult {
+    /// Every table by name, `None` for an optional one the run did not produce.
+    pub fn tables(&self) -> [(&'static str, Option<&Table>); 14] {
+        [
+            ("flows", Some(&self.flows)),
+            ("links", Some(&self.links)),
+            ("summary", Some(&self.summary)),
+            ("flow_series", self.flow_series.as_ref()),
+            ("link_series", self.link_series.as_ref()),
+            ("tcp_events", self.tcp_events.as_ref()),
+            ("sequence", self.sequence.as_ref()),
+            ("cbr", self.cbr.as_ref()),
+            ("classes", self.classes.as_ref()),
+            ("transfers", self.transfers.as_ref()),
+            ("atm_ports", self.atm_ports.as_ref()),
+            ("atm_vcs", self.atm_vcs.as_ref()),
+            ("atm_series", self.atm_series.as_ref()),
+            ("warnings", self.warnings.as_ref()),
+        ]
+    }
+}
+
+struct Simulation<'a> {
+    scenario: &'a Scenario,
+    queue: EventQueue<Event>,
+    links: Vec<Link>,
+    /// Per link: the node it leads to (a dense copy of the scenario's, for the hot path).
+    link_to: Vec<NodeId>,
+    /// Per link: whether `fuse_next` has any entry for it. Most links have none, and this
+    /// small table stays in cache where a lookup in the large one would miss.
+    fuses_any: Vec<bool>,
+    /// `fuse_next[link * destinations + row of destination]`: the link a packet for `destination` leaving
+    /// `link` is offered to at once (hop fusion), when that link is fed by `link` alone and
+    /// accepts early offers.
+    fuse_next: Vec<Option<LinkId>>,
+    /// Destinations per link in `fuse_next`.
+    fuse_rows: usize,
+    flows: Vec<FlowState>,
+    cbr: Vec<CbrState>,
+    /// Connections of random transfers, in order of arrival; flow id `first_transfer + i`.
+    transfers: Vec<FlowState>,
+    first_transfer: usize,
+    /// Per transfer: its group, its size, and its ordinal within the group.
+    transfer_info: Vec<(u32, u64, u64)>,
+    /// Transfers started so far, per group.
+    group_started: Vec<u64>,
+    groups: Vec<GroupState>,
+    slow_clocks: Vec<(SimDuration, Vec<FlowId>)>,
+    fast_tick_flows: Vec<FlowId>,
+    /// Per scenario flow: its receiver may take data, and its sender ACKs, when they enter
+    /// their last pipe, at their future arrival time (see `early_delivery`).
+    early_endpoints: Vec<EarlyEndpoints>,
+    /// An endpoint is taking a packet early: what it sends goes into pipes as usual (no nesting,
+    /// which would also reuse the segment buffers being drained).
+    in_early_delivery: bool,
+    series: Option<Series>,
+    sequence: Option<SequenceTrace>,
+    segments: Vec<Segment>,
+    acks: Vec<Segment>,
+    /// The ATM network, when the scenario has ATM links.
+    atm: Option<AtmNetwork>,
+    /// Scratch for the ATM network's wake-ups.
+    atm_due: Vec<(SimTime, AtmEvent)>,
+}
+
+/// Which ends of a scenario flow may take packets early (`Simulation::early_delivery`).
+#[derive(Clone, Copy, Debug, Default)]
+struct EarlyEndpoints {
+    receiver: bool,
+    sender: bool,
+}
+
+/// Runs replication `replication` of `scenario` to completion.
+pub fn run(scenario: &Scenario, replication: u32) -> RunResult {
+    let finished = run_observed(scenario, replication, &mut |_| ControlFlow::Continue(()));
+    finished.expect("an observer that never stops")
+}
+
+/// Events between two calls of a run's observer: rare enough to cost nothing, often enough
+/// (a few milliseconds of wall time) for a prompt progress bar or Ctrl-C.
+pub const OBSERVE_EVERY_EVENTS: u64 = 1 << 16;
+
+/// Runs replication `replication` of `scenario`, calling `observe` with the simulated time
+/// every [`OBSERVE_EVERY_EVENTS`] events; `None` when the observer stopped the run. The
+/// observer sees the clock only: it cannot change what is simulated.
+pub fn run_observed(
+    scenario: &Scenario,
+    replication: u32,
+    observe: &mut impl FnMut(SimTime) -> ControlFlow<()>,
+) -> Option<RunResult> {
+    let mut sim = Simulation::new(scenario, replication);
+    match sim.run(observe) {
+        ControlFlow::Continue(()) => Some(sim.results(replication)),
+        ControlFlow::Break(()) => None,
+    }
+}
+
+impl<'a> Simulation<'a> {
+    fn at(d: SimDuration) -> SimTime {
+        SimTime::ZERO + d
+    }
+
+    fn run(&mut self, observe: &mut impl FnMut(SimTime) -> ControlFlow<()>) -> ControlFlow<()> {
+        let s = self.scenario;
+        // End first: at the final instant nothing else is processed.
+        self.queue.schedule(Self::at(s.duration), Event::End);
+        if s.measure_until < s.duration {
+            self.queue
+                .schedule(Self::at(s.measure_until), Event::MeasureEnd);
+        }
+        if !s.measure_from.is_zero() {
+            self.queue
+                .schedule(Self::at(s.measure_from), Event::MeasureStart);
+        }
+        for (i, f) in s.flows.iter().enumerate() {
+            let start_at = self.flows[i].start_at;
+            self.queue
+                .schedule(start_at, Event::FlowStart(FlowId(i as u32)));
+            if let Some(stop) = f.stop {
+                self.queue
+                    .schedule(Self::at(stop), Event::FlowStop(FlowId(i as u32)));
+            }
+        }
+        for i in 0..self.cbr.len() {
+            self.schedule_cbr(i);
+        }
+        for g in 0..self.groups.len() {
+            let first = Self::at(self.scenario.transfers[g].start);
+            self.schedule_transfer(first, g);
+        }
+        for (i, (period, _)) in self.slow_clocks.iter().enumerate() {
+            self.queue.schedule(Self::at(*period), Event::SlowTick(i));
+        }
+        if !self.fast_tick_flows.is_empty() {
+            self.queue
+                .schedule(Self::at(BSD_FAST_TICK), Event::FastTick);
+        }
+        if self.series.is_some() {
+            self.queue.schedule(SimTime::ZERO, Event::Sample);
+        }
+        let mut until_observed = OBSERVE_EVERY_EVENTS;
+        while let Some((now, event)) = self.queue.pop() {
+            until_observed -= 1;
+            if until_observed == 0 {
+                until_observed = OBSERVE_EVERY_EVENTS;
+                observe(now)?;
+            }
+            match event {
+                Event::LinkArrival(link) => {
+                    let (pkt, next) = self.links[link.index()].pop_arrival(now);
+                    if let Some(t) = next {
+                        self.queue.schedule(t, Event::LinkArrival(link));
+                    }
+                    self.arrive(now, self.link_to[link.index()], pkt);
+                }
+                Event::TxDone(link) => self.tx_done(now, link),
+                Event::AtmPipe(port) => {
+                    self.atm_mut().pipe_head(now, port);
+                    self.schedule_atm();
+                }
+                Event::AtmCongestion(vc) => {
+                    // Data VCs are even; a CI on an ACK VC or a CBR source concerns no sender.
+                    let f = FlowId(vc.0 / 2);
+                    let cbr = self.flows.len()..self.first_transfer;
+                    if vc.0 % 2 == 0 && !cbr.contains(&f.index()) {
+                        self.tcp(f).sender.on_congestion_indication(now);
+                        self.flush_sender(now, f);
+                    }
+                }
+                Event::AtmSource(vc) => {
+                    self.atm_mut().source_wake(now, vc);
+                    self.schedule_atm();
+                }
+                Event::AtmDeliver(vc) => {
+                    let pkt = self.atm_mut().take_delivery(vc);
+                    self.arrive(now, pkt.dst, pkt);
+                }
+                Event::LinkWake(link) => {
+                    if let Some(t) = self.links[link.index()].wake(now) {
+                        self.queue.schedule(t, Event::TxDone(link));
+                    }
+                    self.schedule_wake(link);
+                }
+                Event::SenderTimer(f) => {
+                    let flow = self.tcp(f);
+                    if flow.sender_wakeup == Some(now) {
+                        flow.sender_wakeup = None;
+                    }
+                    flow.sender.on_timeout(now);
+                    self.flush_sender(now, f);
+                }
+                Event::ReceiverTimer(f) => {
+                    let flow = self.tcp(f);
+                    if flow.receiver_wakeup == Some(now) {
+                        flow.receiver_wakeup = None;
+                    }
+                    flow.receiver.on_timeout(now);
+                    self.flush_receiver(now, f);
+                }
+                Event::SlowTick(i) => {
+                    let (period, members) = &self.slow_clocks[i];
+                    let (period, members) = (*period, members.clone());
+                    for f in members {
+                        self.tcp(f).sender.on_slow_tick(now);
+                        self.flush_sender(now, f);
+                    }
+                    self.queue.schedule(now + period, Event::SlowTick(i));
+                }
+                Event::FastTick => {
+                    for i in 0..self.fast_tick_flows.len() {
+                        let f = self.fast_tick_flows[i];
+                        self.tcp(f).receiver.on_fast_tick();
+                        self.flush_receiver(now, f);
+                    }
+                    self.queue.schedule(now + BSD_FAST_TICK, Event::FastTick);
+                }
+                Event::FlowStart(f) => {
+                    let size = self.scenario.flows[f.index()].size_bytes;
+                    self.flows[f.index()].sender.start(now, size);
+                    self.flush_sender(now, f);
+                }
+                Event::FlowStop(f) => self.flows[f.index()].sender.stop(),
+                Event::CbrEmit(i) => self.emit_cbr(now, i as usize),
+                Event::TransferArrival(g) => self.start_transfer(now, g as usize),
+                Event::MeasureStart => {
+                    for flow in &mut self.flows {
+                        let st = flow.receiver.stats();
+                        flow.delivered_at_start = (st.bytes_delivered, st.wire_bytes_delivered);
+                    }
+                    for c in &mut self.cbr {
+                        c.delivered_at_start = c.bytes_delivered;
+                    }
+                }
+                Event::MeasureEnd => self.snapshot_measure_end(),
+                Event::Sample => {
+                    self.sample(now);
+                    let interval = self.scenario.series_interval.expect("sampling is on");
+                    self.queue.schedule(now + interval, Event::Sample);
+                }
+                Event::End => {
+                    self.snapshot_measure_end();
+                    break;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The name of flow `f` in output tables: a declared flow's or CBR source's name, or
+    /// `<group>#<k>` for the k-th transfer (from 0) of a transfer group.
+    fn flow_name(&self, f: FlowId) -> String {
+        let s = self.scenario;
+        match f.index() {
+            i if i < s.flows.len() => s.flows[i].name.clone(),
+            i if i < self.first_transfer => s.cbr[i - s.flows.len()].name.clone(),
+            i => {
+                let (group, _, k) = self.transfer_info[i - self.first_transfer];
+                format!("{}#{k}", s.transfers[group as usize].name)
+            }
+        }
+    }
+
+    /// The TCP connection with flow id `f`.
+    fn tcp(&mut self, f: FlowId) -> &mut FlowState {
+        tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f)
+    }
+}
