@@ -132,3 +132,54 @@ def test_overrides_change_the_run_and_are_validated(root):
     assert (plain["retx_pkts"], dropped["retx_pkts"]) == (0, 1)
     with pytest.raises(congsim.ScenarioError, match=r"tcp\.variant: unknown variant `cubic`"):
         congsim.load(path, {"tcp.variant": "cubic"})
+
+
+def test_a_scenario_built_from_a_dict_is_validated_like_a_file_and_written_back():
+    data = {
+        "name": "built",
+        "nodes": ["a", "r", "b"],
+        "simulation": {"duration": "1s", "seed": 3},
+        "links": [
+            {"from": "a", "to": "r", "rate": "100Mbps", "delay": "1ms"},
+            {"from": "r", "to": "b", "rate": "10Mbps", "delay": "10ms", "queue": {"limit_packets": 20}},
+        ],
+        "tcp": {"variant": "newreno"},
+        "flows": [{"name": "f", "from": "a", "to": "b", "count": 2}],
+    }
+    scenario = congsim.Scenario.from_dict(data)
+    assert (scenario.name, scenario.seed) == ("built", 3)
+    # The same run as the TOML it writes, read back as a file would be.
+    again = congsim.loads(scenario.to_toml())
+    assert congsim.run(scenario).flows.equals(congsim.run(again).flows)
+    # Overrides show in the written TOML.
+    tahoe = congsim.Scenario.from_dict(data, overrides={"tcp.variant": "tahoe"})
+    assert 'variant = "tahoe"' in tahoe.to_toml() and 'variant = "tahoe"' not in scenario.to_toml()
+    bad = {**data, "links": [{**data["links"][0], "rate": "fast"}, data["links"][1]]}
+    with pytest.raises(congsim.ScenarioError, match=r"<dict>: links\[0\]\.rate: \"fast\" is not a rate"):
+        congsim.Scenario.from_dict(bad)
+    with pytest.raises(congsim.ScenarioError, match="<dict>: cannot be written as TOML"):
+        congsim.Scenario.from_dict({**data, "nodes": [object()]})
+
+
+def test_the_network_names_each_flows_path():
+    scenario = congsim.Scenario.from_dict(
+        {
+            "nodes": ["a", "r", "b"],
+            "simulation": {"duration": "1s"},
+            "links": [
+                {"from": "a", "to": "r", "rate": "100Mbps", "delay": "1ms"},
+                {"from": "r", "to": "b", "rate": "100Mbps", "delay": "1ms"},
+                {"from": "a", "to": "b", "rate": "1Mbps", "delay": "1ms"},
+            ],
+            "flows": [{"name": "f", "from": "a", "to": "b"}],
+        }
+    )
+    network = scenario.network()
+    data = next(p for p in network["paths"] if p["direction"] == "data")
+    # Routes are by hop count: the direct 1 Mbps link carries the flow.
+    assert [network["links"][i]["rate_bps"] for i in data["links"]] == [1_000_000]
+    from congsim.network import route_lines
+
+    assert route_lines(network)[0] == (
+        "f (tcp data): a -[1Mbps 1ms]-> b  (bottleneck 1Mbps, propagation 1ms)"
+    )

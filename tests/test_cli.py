@@ -173,3 +173,23 @@ def test_the_verdict_stays_visible_in_an_80_column_terminal():
     assert all(len(line) <= 80 for line in printed.splitlines())
     for verdict in ("agrees", "differs", "not significant"):
         assert verdict in printed, printed
+
+
+def test_validate_shows_routes_and_show_draws_the_topology(root, tmp_path):
+    done = run_congsim("validate", "--routes", root / "scenarios" / "single-flow.toml")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [
+        "ftp (tcp data): src -[100Mbps 1ms]-> router -[10Mbps 10ms]-> dst  "
+        "(bottleneck 10Mbps, propagation 11ms)",
+        "ftp (tcp acks): dst -[10Mbps 10ms]-> router -[100Mbps 1ms]-> src  "
+        "(bottleneck 10Mbps, propagation 11ms)",
+    ]
+    done = run_congsim("show", root / "scenarios" / "single-flow.toml")
+    assert done.returncode == 0, done.stderr
+    assert '"router" [shape=box];' in done.stdout and '"src" [shape=ellipse];' in done.stdout
+    assert '"router" -> "dst" [label="10Mbps\\n10ms\\ndroptail", dir=both];' in done.stdout
+    out = tmp_path / "net.dot"
+    assert run_congsim("show", root / "scenarios" / "dumbbell-20.toml", "--out", out).returncode == 0
+    assert out.read_text().count("dir=both") == 41
+    wrong = run_congsim("show", root / "scenarios" / "single-flow.toml", "--out", tmp_path / "net.txt")
+    assert wrong.returncode == 2 and wrong.stderr.startswith("error: --out ")

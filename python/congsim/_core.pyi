@@ -21,3 +21,7 @@ def run(
     often."""
 
 def schema() -> str: ...
+def effective_toml(text: str, file: str, overrides: str | None = None) -> str: ...
+def network(text: str, file: str, overrides: str | None = None) -> dict[str, Any]:
+    """`{"nodes": [...], "links": [{from, to, rate_bps, delay_s, queue, atm}],
+    "paths": [{name, kind, direction, links: [link index]}]}`."""

@@ -1,4 +1,4 @@
-"""The `congsim` command: run, sweep, reproduce, report, plot-sequence, validate and schema.
+"""The `congsim` command: run, sweep, reproduce, report, plot-sequence, validate, show and schema.
 
 User mistakes (a bad scenario, an unwritable folder) end with one line `error: ...` and exit
 status 2, never a traceback. Heavy imports (pandas, pyarrow, rich tables) happen inside the
@@ -372,17 +372,70 @@ def plot_sequence(directory: Path, flow: str, out: Path | None) -> None:
 
 @app.command()
 @click.argument("file", type=_PATH)
-def validate(file: Path) -> None:
+@click.option("--routes", is_flag=True, help="Also print each flow's path, hop by hop.")
+def validate(file: Path, routes: bool) -> None:
     """Check the scenario FILE (TOML); report the first problem with its field path."""
     from congsim import _core
     from congsim.scenario import read_text
 
     try:
-        description, warnings = _core.validate(read_text(file), str(file))
+        text = read_text(file)
+        description, warnings = _core.validate(text, str(file))
     except ScenarioError as e:
         _fail(str(e))
     _print_warnings([f"{file}: {w}" for w in warnings])
     click.echo(f"{file}: ok ({description})")
+    if routes:
+        from congsim.network import route_lines
+
+        for line in route_lines(_core.network(text, str(file))):
+            click.echo(line)
+
+
+@app.command()
+@click.argument("file", type=_PATH)
+@click.option(
+    "--out",
+    type=_PATH,
+    help="Write the drawing here: .dot (Graphviz text), or .svg, .png or .pdf (needs Graphviz's dot).",
+)
+def show(file: Path, out: Path | None) -> None:
+    """Draw the topology of the scenario FILE: Graphviz text on standard output, or a file."""
+    import shutil
+    import subprocess
+
+    import congsim
+    from congsim.network import dot
+
+    try:
+        scenario = congsim.load(file)
+    except ScenarioError as e:
+        _fail(str(e))
+    text = dot(scenario.network(), scenario.name)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    formats = {".dot": None, ".gv": None, ".svg": "svg", ".png": "png", ".pdf": "pdf"}
+    if out.suffix not in formats:
+        _fail(f"--out {out}: allowed endings are {', '.join(formats)}")
+    try:
+        if formats[out.suffix] is None:
+            out.write_text(text, encoding="utf-8")
+        else:
+            program = shutil.which("dot")
+            if program is None:
+                _fail(
+                    f"--out {out}: drawing {out.suffix} needs Graphviz's dot (apt-get install graphviz); "
+                    ".dot works without it"
+                )
+            subprocess.run(
+                [program, f"-T{formats[out.suffix]}", "-o", str(out)], input=text, text=True, check=True
+            )
+    except OSError as e:
+        _fail(f"{out}: cannot write: {e.strerror or e}")
+    except subprocess.CalledProcessError as e:
+        _fail(f"{out}: dot failed with status {e.returncode}")
+    click.echo(f"wrote {out}")
 
 
 @app.command()

@@ -26,6 +26,32 @@ class Scenario:
     def overrides_json(self) -> str | None:
         return json.dumps([[path, value] for path, value in self.overrides]) if self.overrides else None
 
+    @classmethod
+    def from_dict(
+        cls, data: Mapping[str, Any], source: str = "<dict>", overrides: Mapping[str, Any] | None = None
+    ) -> Scenario:
+        """A scenario built in Python: `data` has the layout of a scenario file (`nodes`,
+        `[simulation]`, `[[links]]`, `[[flows]]`, ...), with units as strings (`"10Mbps"`). It
+        is validated exactly as a file is, with the same messages (`source` labels them; line
+        numbers refer to `to_toml()`'s text)."""
+        import tomli_w
+
+        try:
+            text = tomli_w.dumps(dict(data))
+        except TypeError as e:
+            raise _core.ScenarioError(f"{source}: cannot be written as TOML: {e}") from None
+        return loads(text, source, overrides)
+
+    def to_toml(self) -> str:
+        """The scenario as TOML text, overrides applied: what `congsim run` would read."""
+        return _core.effective_toml(self.text, self.source, self.overrides_json())
+
+    def network(self) -> dict[str, Any]:
+        """The resolved network: node names, links (`from`, `to`, `rate_bps`, `delay_s`,
+        `queue`, `atm`) and each traffic source's path as link indices (`paths`: `name`,
+        `kind`, `direction` data or acks, `links`)."""
+        return _core.network(self.text, self.source, self.overrides_json())
+
     def __repr__(self) -> str:
         return (
             f"Scenario({self.name!r} from {self.source}, seed={self.seed}, replications={self.replications})"

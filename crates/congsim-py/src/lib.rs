@@ -139,6 +139,53 @@ fn run<'py>(
     Ok(out)
 }
 
+/// The scenario after `overrides` as TOML text (the text itself when there are none).
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides = None))]
+fn effective_toml(text: &str, file: &str, overrides: Option<&str>) -> PyResult<String> {
+    let overrides = parse_overrides(overrides)?;
+    scenario::effective_toml(text, file, &overrides).map_err(scenario_error)
+}
+
+/// The resolved network: `{"nodes": [...], "links": [{from, to, rate_bps, delay_s, queue}],
+/// "paths": [{name, kind, direction, links: [link index]}]}`.
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides = None))]
+fn network<'py>(
+    py: Python<'py>,
+    text: &str,
+    file: &str,
+    overrides: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = load(text, file, overrides)?;
+    let out = PyDict::new(py);
+    out.set_item("nodes", PyList::new(py, &s.nodes)?)?;
+    let links = PyList::empty(py);
+    for l in &s.links {
+        let link = PyDict::new(py);
+        link.set_item("from", &s.nodes[l.from.index()])?;
+        link.set_item("to", &s.nodes[l.to.index()])?;
+        link.set_item("rate_bps", l.rate.bps())?;
+        link.set_item("delay_s", l.delay.as_secs_f64())?;
+        link.set_item("queue", l.queue.kind_name())?;
+        link.set_item("atm", l.atm.is_some())?;
+        links.append(link)?;
+    }
+    out.set_item("links", links)?;
+    let paths = PyList::empty(py);
+    for p in s.traffic_paths() {
+        let path = PyDict::new(py);
+        path.set_item("name", p.name)?;
+        path.set_item("kind", p.kind)?;
+        path.set_item("direction", p.direction)?;
+        let indices: Vec<usize> = p.links.iter().map(|l| l.index()).collect();
+        path.set_item("links", indices)?;
+        paths.append(path)?;
+    }
+    out.set_item("paths", paths)?;
+    Ok(out)
+}
+
 /// The JSON Schema of the scenario format.
 #[pyfunction]
 fn schema() -> String {
@@ -152,5 +199,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(effective_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(network, m)?)?;
     Ok(())
 }

@@ -5,7 +5,7 @@
 use super::ScenarioError;
 use super::resolve::{QueueDiscipline, Scenario};
 use super::routes::Routes;
-use congsim_core::{FlowId, LinkId, NodeId};
+use congsim_core::{FlowId, LinkId};
 use congsim_ip::{QueueLimit, ScriptedAction};
 use std::fmt;
 
@@ -168,21 +168,6 @@ pub(super) fn limits(s: &Scenario, file: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// The links from `from` to `to`.
-fn path(s: &Scenario, from: NodeId, to: NodeId) -> Vec<LinkId> {
-    let mut links = Vec::new();
-    let mut at = from;
-    while at != to {
-        let Some(link) = s.routes.next_hop(at, to) else {
-            break;
-        };
-        links.push(link);
-        at = s.links[link.index()].to;
-    }
-    links
-}
-
-/// Settings that silently do nothing or defeat themselves.
 /// A scripted drop or mark as declared (`drops[i]`, `marks[i]`), for one flow it names.
 pub(super) struct Scripted {
     pub path: String,
@@ -192,6 +177,7 @@ pub(super) struct Scripted {
     pub action: ScriptedAction,
 }
 
+/// Settings that silently do nothing or defeat themselves.
 pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarning> {
     let mut out = Vec::new();
     // Per link: the largest data packet (bytes on the wire) crossing it, and whose it is.
@@ -216,7 +202,7 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
         }));
     let mut on_data_path = vec![Vec::new(); s.links.len()];
     for (id, (src, dst, bytes, name)) in data_paths.enumerate() {
-        for link in path(s, src, dst) {
+        for link in s.path(src, dst) {
             let largest = &mut packet_bytes[link.index()];
             if largest.is_none_or(|(b, _)| bytes > b) {
                 *largest = Some((bytes, name));

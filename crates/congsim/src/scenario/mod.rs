@@ -8,11 +8,13 @@ pub mod schema;
 pub mod units;
 
 pub mod checks;
+pub mod network;
 mod overrides;
 mod resolve;
 pub mod routes;
 
 pub use checks::ScenarioWarning;
+pub use network::TrafficPath;
 pub use resolve::{QueueDiscipline, ResolvedCapture, ResolvedFlow, ResolvedLink, Scenario};
 pub use routes::Routes;
 pub use schema::ScenarioFile;
@@ -81,6 +83,43 @@ pub fn from_toml_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> 
     Scenario::resolve(parsed, file)
 }
 
+/// The scenario document after `overrides` (syntax errors keep their line and column).
+fn overridden_document(
+    text: &str,
+    file: &str,
+    overrides: &[(String, serde_json::Value)],
+) -> Result<toml::Table, ScenarioError> {
+    parse_file(text, file)?;
+    let mut document: toml::Table = toml::from_str(text).map_err(|e| ScenarioError {
+        file: file.to_string(),
+        path: String::new(),
+        message: format!("not valid TOML: {}", e.message().trim()),
+    })?;
+    for (path, value) in overrides {
+        overrides::apply(&mut document, path, value, file)?;
+    }
+    Ok(document)
+}
+
+/// The scenario file that `text` with `overrides` stands for, as TOML text, once it is valid
+/// (comments and layout are not kept).
+pub fn effective_toml(
+    text: &str,
+    file: &str,
+    overrides: &[(String, serde_json::Value)],
+) -> Result<String, ScenarioError> {
+    from_toml_str_with_overrides(text, file, overrides)?;
+    if overrides.is_empty() {
+        return Ok(text.to_string());
+    }
+    let document = overridden_document(text, file, overrides)?;
+    toml::to_string(&document).map_err(|e| ScenarioError {
+        file: file.to_string(),
+        path: String::new(),
+        message: format!("cannot write the scenario as TOML: {e}"),
+    })
+}
+
 /// Parses scenario TOML `text`, applies `overrides` (field path, value) in order, and
 /// validates the result. Messages name the overridden field's path.
 pub fn from_toml_str_with_overrides(
@@ -91,16 +130,7 @@ pub fn from_toml_str_with_overrides(
     if overrides.is_empty() {
         return from_toml_str(text, file);
     }
-    // Syntax errors keep their line and column.
-    parse_file(text, file)?;
-    let mut document: toml::Table = toml::from_str(text).map_err(|e| ScenarioError {
-        file: file.to_string(),
-        path: String::new(),
-        message: format!("not valid TOML: {}", e.message().trim()),
-    })?;
-    for (path, value) in overrides {
-        overrides::apply(&mut document, path, value, file)?;
-    }
+    let document = overridden_document(text, file, overrides)?;
     let parsed: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(document))
         .map_err(|e| ScenarioError {
             file: file.to_string(),

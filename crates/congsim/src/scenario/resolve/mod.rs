@@ -67,6 +67,18 @@ pub enum QueueDiscipline {
     },
 }
 
+impl QueueDiscipline {
+    /// The discipline's name as scenario files write it (`queue.kind`).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Self::DropTail { .. } => "droptail",
+            Self::Red(_) => "red",
+            Self::Priority { .. } => "priority",
+            Self::Cbq { .. } => "cbq",
+        }
+    }
+}
+
 /// One unidirectional link, resolved.
 #[derive(Clone, Debug)]
 pub struct ResolvedLink {
