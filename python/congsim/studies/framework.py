@@ -337,8 +337,6 @@ def reproduce(
     processes of the sweep's runs."""
     from dataclasses import replace
 
-    import pandas as pd
-
     from congsim.sweep import load_plan, run_sweep
     from congsim.sweep.runner import Task, started
 
@@ -394,6 +392,8 @@ def reproduce(
         if claims is not None and study.claims:
             claims.to_csv(folder / "claims.csv", index=False)
         collect(finished)
+    import pandas as pd  # loaded already by the statistics; here for the type
+
     return StudyOutcome(
         study,
         folder,
