@@ -303,6 +303,18 @@ impl TcpSender {
     pub fn srtt_secs(&self) -> f64 {
         self.rtt.srtt_secs()
     }
+    /// The RTT variation estimate in seconds (0 before the first sample).
+    pub fn rttvar_secs(&self) -> f64 {
+        self.rtt.rttvar_secs()
+    }
+    /// The window the send loop obeys, in segments: `min(cwnd, receiver window)`.
+    pub fn effective_window_segments(&self) -> f64 {
+        let rwnd_segments = match self.cfg.seq_mode {
+            SeqMode::Packets => self.rwnd as f64,
+            SeqMode::Bytes => self.rwnd as f64 / f64::from(self.cfg.mss),
+        };
+        self.window.cwnd_segments().min(rwnd_segments)
+    }
     pub fn in_fast_recovery(&self) -> bool {
         self.in_fast_recovery
     }

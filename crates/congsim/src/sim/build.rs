@@ -134,6 +134,9 @@ impl<'a> Simulation<'a> {
         let routes = &scenario.routes;
         let destinations: Vec<NodeId> = routes.destinations().collect();
         let rows = destinations.len();
+        // A fused hop's drop happens before the sender's clock reaches it; the sequence trace
+        // records the sender's state with each drop, so tracing runs every hop as an event.
+        let fusion = scenario.hop_fusion && !scenario.sequence_trace;
         let fuse_next = scenario
             .links
             .iter()
@@ -146,7 +149,7 @@ impl<'a> Simulation<'a> {
                     let fed_only_by_upstream =
                         scenario.links[next.index()].single_feeder == Some(upstream);
                     let accepts: &Link = &links[next.index()];
-                    (scenario.hop_fusion && fed_only_by_upstream && accepts.accepts_early_offers())
+                    (fusion && fed_only_by_upstream && accepts.accepts_early_offers())
                         .then_some(next)
                 })
             })

@@ -140,7 +140,9 @@ impl Simulation<'_> {
                         let sender =
                             &tcp_of(&self.flows, &self.transfers, self.first_transfer, pkt.flow)
                                 .sender;
-                        trace.record(now, pkt.flow, event, header, sender);
+                        // `at`, when the packet reached the dropping link (the trace turns hop
+                        // fusion off, so that is also `now`).
+                        trace.record(at, pkt.flow, event, header, sender);
                     }
                 }
             }

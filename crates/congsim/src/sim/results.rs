@@ -309,8 +309,18 @@ impl Simulation<'_> {
             flow.delivered_at_last_sample = delivered;
             series.flow_time_s.push(t);
             series.flow.push(spec.name.clone());
-            series.cwnd.push(flow.sender.cwnd_segments());
-            series.ssthresh.push(flow.sender.ssthresh_segments());
+            let sender = &flow.sender;
+            series.cwnd.push(sender.cwnd_segments());
+            series.ssthresh.push(sender.ssthresh_segments());
+            series
+                .effective_window
+                .push(sender.effective_window_segments());
+            // No estimate before the first RTT sample.
+            let sampled = sender.stats().rtt_samples > 0;
+            let estimate = |value: f64| if sampled { value } else { f64::NAN };
+            series.srtt_s.push(estimate(sender.srtt_secs()));
+            series.rttvar_s.push(estimate(sender.rttvar_secs()));
+            series.rto_s.push(sender.rto().as_secs_f64());
             series.throughput_bps.push(if now == SimTime::ZERO {
                 0.0
             } else {
@@ -742,6 +752,10 @@ impl Simulation<'_> {
                 fs.push("cwnd", Column::F64(series.cwnd));
                 fs.push("ssthresh", Column::F64(series.ssthresh));
                 fs.push("throughput_bps", Column::F64(series.throughput_bps));
+                fs.push("effective_window", Column::F64(series.effective_window));
+                fs.push("srtt_s", Column::F64(series.srtt_s));
+                fs.push("rttvar_s", Column::F64(series.rttvar_s));
+                fs.push("rto_s", Column::F64(series.rto_s));
                 let mut ls = Table::default();
                 ls.push("time_s", Column::F64(series.link_time_s));
                 ls.push("link", Column::Str(series.link));

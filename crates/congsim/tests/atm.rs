@@ -1,0 +1,204 @@
+//! Whole-scenario tests over ATM: cells, switches, hop fusion, ABR.
+
+mod common;
+
+use common::*;
+use congsim::scenario::from_toml_str;
+use congsim::table::Column;
+use congsim::{RunResult, run};
+
+/// The seed-000 N-source example over ATM (5 sources, LAN, 1000-cell EPD switches), with
+/// `edit` applied to its text.
+fn atm_n_source(edit: impl Fn(String) -> String) -> RunResult {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/atm-n-source.toml"
+    ))
+    .expect("scenario file");
+    run_toml(&edit(text))
+}
+
+/// One TCP flow alone on an ATM path (spec atm.md 11): with a window above the bandwidth-delay
+/// product it fills the link with 12-cell frames of 512-byte segments, 155.52 · 512/636 =
+/// 125.2 Mbps; with one below (WAN, 5 ms links) it sends its window once per round trip.
+#[test]
+fn one_flow_over_atm_reaches_the_cell_ceiling_or_its_window_rate() {
+    let alone = |delay: &str| {
+        atm_n_source(|t| {
+            t.replace("delay = \"5us\"", &format!("delay = \"{delay}\""))
+                .replace(
+                    "duration = \"10s\"",
+                    "duration = \"4s\"\nmeasure_from = \"2s\"",
+                )
+                .replace("name = \"tcp2\"", "name = \"tcp2\"\ncount = 0")
+                .replace("name = \"tcp3\"", "name = \"tcp3\"\ncount = 0")
+                .replace("name = \"tcp4\"", "name = \"tcp4\"\ncount = 0")
+                .replace("name = \"tcp5\"", "name = \"tcp5\"\ncount = 0")
+        })
+    };
+    let lan = alone("5us");
+    let goodput = f64_col(&lan, "flows", "goodput_bps");
+    assert_eq!(goodput.len(), 1);
+    let ceiling = 155.52e6 * 512.0 / 636.0;
+    assert!(
+        (goodput[0] - ceiling).abs() < ceiling * 0.005,
+        "{goodput:?}"
+    );
+    assert_eq!(
+        f64_col(&lan, "atm_ports", "cells_dropped")
+            .iter()
+            .sum::<f64>(),
+        0.0
+    );
+
+    // WAN: 6 × 5 ms of propagation plus 18 cell times (12 cells of data at the host, one more
+    // at each switch; 2 of ACK at the receiver, one more at each switch) per round trip, and
+    // 127 whole segments in a 65535-byte window.
+    let wan = alone("5ms");
+    let rtt = 0.030 + 18.0 * 424.0 / 155.52e6;
+    let window_rate = 127.0 * 512.0 * 8.0 / rtt;
+    let goodput = f64_col(&wan, "flows", "goodput_bps")[0];
+    assert!(
+        (goodput - window_rate).abs() < window_rate * 0.005,
+        "{goodput} vs {window_rate}"
+    );
+}
+
+/// Every port's cells balance (in = sent + dropped + queued), and once the sources stop and the
+/// network drains, every cell a host sent was delivered or dropped somewhere.
+#[test]
+fn atm_cells_balance_across_the_network() {
+    for policy in ["tail_drop", "epd", "selective_drop", "fba"] {
+        let r = atm_n_source(|t| {
+            t.replace("policy = \"epd\"", &format!("policy = \"{policy}\""))
+                .replace("duration = \"10s\"", "duration = \"3s\"")
+                .replace("name = \"tcp1\"", "name = \"tcp1\"\nstop = \"1s\"")
+                .replace("name = \"tcp2\"", "name = \"tcp2\"\nstop = \"1s\"")
+                .replace("name = \"tcp3\"", "name = \"tcp3\"\nstop = \"1s\"")
+                .replace("name = \"tcp4\"", "name = \"tcp4\"\nstop = \"1s\"")
+                .replace("name = \"tcp5\"", "name = \"tcp5\"\nstop = \"1s\"")
+        });
+        let col = |table: &str, name: &str| f64_col(&r, table, name);
+        let (cells_in, sent, dropped, queued) = (
+            col("atm_ports", "cells_in"),
+            col("atm_ports", "cells_sent"),
+            col("atm_ports", "cells_dropped"),
+            col("atm_ports", "cells_queued"),
+        );
+        for i in 0..cells_in.len() {
+            assert_eq!(
+                cells_in[i],
+                sent[i] + dropped[i] + queued[i],
+                "{policy}, port {i}"
+            );
+        }
+        assert_eq!(queued.iter().sum::<f64>(), 0.0, "{policy}: drained");
+        let total = |v: Vec<f64>| v.iter().sum::<f64>();
+        let dropped_total = total(dropped);
+        assert!(dropped_total > 0.0, "{policy}: the bottleneck is congested");
+        assert_eq!(
+            total(col("atm_vcs", "cells_sent")),
+            total(col("atm_vcs", "cells_delivered")) + dropped_total,
+            "{policy}"
+        );
+        // The hosts' adapters feed the first switch: what they send is what it receives.
+        let names = match r.atm_ports.as_ref().unwrap().column("link") {
+            Some(Column::Str(v)) => v.clone(),
+            _ => unreachable!(),
+        };
+        let port = |name: &str| names.iter().position(|n| n == name).unwrap();
+        let from_hosts: f64 = (1..=5).map(|i| sent[port(&format!("s{i}->sw1"))]).sum();
+        assert_eq!(cells_in[port("sw1->sw2")], from_hosts, "{policy}");
+    }
+}
+
+/// The summary's largest ATM queue is a switch's: with 50-cell switch buffers, a host's
+/// adapter, which holds each window burst until the line takes it, queues more.
+#[test]
+fn the_largest_atm_queue_is_a_switch_port() {
+    let r = atm_n_source(|t| {
+        t.replace("duration = \"10s\"", "duration = \"2s\"")
+            .replace("buffer_cells = 1000", "buffer_cells = 50")
+    });
+    let kinds = str_col_of(r.atm_ports.as_ref(), "kind");
+    let max_queues = f64_col(&r, "atm_ports", "max_queue_cells");
+    let largest = |kind: &str| {
+        kinds
+            .iter()
+            .zip(&max_queues)
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, &q)| q)
+            .fold(0.0, f64::max)
+    };
+    assert_eq!(kinds.iter().filter(|k| *k == "host").count(), 10);
+    assert!(
+        largest("host") > largest("switch"),
+        "{kinds:?} {max_queues:?}"
+    );
+    assert_eq!(
+        f64_col(&r, "summary", "atm_max_queue_cells"),
+        vec![largest("switch")]
+    );
+}
+
+/// Offering cells ahead of time to ports fed by one link (hop fusion) is exact.
+#[test]
+fn atm_hop_fusion_changes_nothing() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/atm-n-source.toml"
+    ))
+    .expect("scenario file")
+    .replace("duration = \"10s\"", "duration = \"2s\"")
+    .replace("policy = \"epd\"", "policy = \"fba\"");
+    let fused = from_toml_str(&text, "atm.toml").unwrap();
+    let mut unfused = fused.clone();
+    unfused.hop_fusion = false;
+    let (a, b) = (run(&fused, 0), run(&unfused, 0));
+    assert!(b.events > a.events, "fusion saves events");
+    for (x, y) in [
+        (&a.flows, &b.flows),
+        (a.atm_ports.as_ref().unwrap(), b.atm_ports.as_ref().unwrap()),
+        (a.atm_vcs.as_ref().unwrap(), b.atm_vcs.as_ref().unwrap()),
+    ] {
+        assert_eq!(x.to_csv(), y.to_csv());
+    }
+}
+
+/// One TCP connection over ABR with an ERICA switch (spec atm.md 11): its source's ACR settles
+/// at the target, 0.9 of the link, and TCP gets that less the RM cells (one in 32) and the AAL5
+/// overhead: 0.9 · 31/32 · 125.2 Mbps.
+#[test]
+fn one_tcp_flow_over_abr_gets_the_erica_target() {
+    let r = atm_n_source(|t| {
+        t.replace(
+            "[atm]\nbuffer_cells = 1000\npolicy = \"epd\"\nthreshold = 0.9\n",
+            "[atm]\nservice = \"abr\"\nswitch = \"erica\"\n",
+        )
+        .replace(
+            "duration = \"10s\"",
+            "duration = \"2s\"\nmeasure_from = \"1s\"",
+        )
+        .replace(
+            "receiver_buffer = \"65535B\"",
+            "receiver_buffer = \"1MB\"\nwindow_scaling = true",
+        )
+        .replace("name = \"tcp2\"", "name = \"tcp2\"\ncount = 0")
+        .replace("name = \"tcp3\"", "name = \"tcp3\"\ncount = 0")
+        .replace("name = \"tcp4\"", "name = \"tcp4\"\ncount = 0")
+        .replace("name = \"tcp5\"", "name = \"tcp5\"\ncount = 0")
+    });
+    let acr = f64_col(&r, "atm_vcs", "acr_final_bps")[0];
+    assert!(
+        (acr - 0.9 * 155.52e6).abs() < 0.02 * 0.9 * 155.52e6,
+        "{acr}"
+    );
+    let goodput = f64_col(&r, "flows", "goodput_bps")[0];
+    let expected = 0.9 * 31.0 / 32.0 * 155.52e6 * 512.0 / 636.0;
+    assert!(
+        (goodput - expected).abs() < 0.03 * expected,
+        "{goodput} vs {expected}"
+    );
+    assert!(f64_col(&r, "atm_vcs", "frm_sent")[0] > 0.0);
+    assert_eq!(f64_col(&r, "summary", "atm_cells_dropped")[0], 0.0);
+}
