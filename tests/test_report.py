@@ -24,7 +24,12 @@ def test_report_is_self_contained_with_tables_and_figures(reproduced, cli):
     assert done.returncode == 0, done.stderr
     page = (reproduced / "report.html").read_text()
     assert page.count("<svg") == 5, "two metric figures and three traces"
-    assert page.count("<tr>") == 21, "header and 20 comparison rows"
+    assert page.count("<tr>") == 23, "the summary's header and row, the comparison's header and 20 rows"
+    # The summary at the top links to the study's section and counts its verdicts.
+    summary = page.split('<table class="summary">')[1].split("</table>")[0]
+    assert '<a href="#study-dumbbell-buffers">dumbbell-buffers</a>' in summary
+    assert re.search(r"<td>\d+ of 20 in the band</td><td>none</td>", summary), summary
+    assert '<section id="study-dumbbell-buffers">' in page
     assert "dumbbell-buffers" in page and "agrees" in page
     # Nothing to fetch: no scripts, no stylesheets, no remote images or links.
     assert not re.search(r"<script|<link|(src|href)=\"(https?:)?//", page)
@@ -44,7 +49,7 @@ def test_report_renders_in_headless_chromium(reproduced, cli, tmp_path):
         text=True,
         timeout=120,
     ).stdout
-    assert dom.count("<svg") == 5 and dom.count("<table") == 1
+    assert dom.count("<svg") == 5 and dom.count("<table") == 2
     shot = tmp_path / "r.png"
     subprocess.run(
         [browser, *flags, "--window-size=1200,2400", f"--screenshot={shot}", f"file://{tmp_path / 'r.html'}"],

@@ -296,8 +296,9 @@ def _claims_table(claims: pd.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _study_section(folder: Path, study: Study | None) -> str:
-    """One study: the reference comparison and its figures, the claims, the notes, the traces."""
+def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
+    """One study: the reference comparison and its figures, the claims, the notes, the traces;
+    and its row of the summary at the top."""
     import pandas as pd
 
     comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
@@ -305,12 +306,15 @@ def _study_section(folder: Path, study: Study | None) -> str:
         comparison[c] = comparison[c].astype(float)
     axes = list(json.loads((folder / "plan.json").read_text())["runs"][0]["params"])
     title = study.title if study else folder.name
-    parts = [f"<h2>{html.escape(folder.name)}: {html.escape(title)}</h2>"]
+    anchor = f"study-{folder.name}"
+    parts = [f'<section id="{html.escape(anchor)}"><h2>{html.escape(folder.name)}: {html.escape(title)}</h2>']
+    values_text = claims_text = "none"
     figures: list[tuple[str, Figure]] = []
     if not comparison.empty:
         # The axes the reference names its configurations by.
         axes = [a for a in axes if comparison[a].fillna("").astype(str).str.len().gt(0).any()]
         agree = int((comparison["verdict"] == "agrees").sum())
+        values_text = f"{agree} of {len(comparison)} in the band"
         source = html.escape(str(comparison["source"].iloc[0]))
         parts.append(
             f"<p>{agree} of {len(comparison)} values inside the agreement band. "
@@ -323,6 +327,10 @@ def _study_section(folder: Path, study: Study | None) -> str:
     if (folder / "claims.csv").exists():
         claims = pd.read_csv(folder / "claims.csv")
         holding = int((claims["verdict"] == "holds").sum())
+        counts = claims["verdict"].value_counts()
+        claims_text = f"{holding} of {len(claims)} hold" + "".join(
+            f", {int(counts[v])} {v}" for v in ("not significant", "fails") if v in counts
+        )
         parts.append(
             f"<p>{holding} of {len(claims)} claims of the paper hold with 95 % confidence "
             "(paired over replications, which share their random streams).</p>" + _claims_table(claims)
@@ -336,8 +344,13 @@ def _study_section(folder: Path, study: Study | None) -> str:
     blocks = "".join(
         f'<div class="figure"><h3>{html.escape(caption)}</h3>{_svg(fig)}</div>' for caption, fig in figures
     )
-    parts.append(f'<div class="figures">{blocks}</div>')
-    return "".join(parts)
+    parts.append(f'<div class="figures">{blocks}</div></section>')
+    summary = (
+        f'<tr><td style="text-align:left"><a href="#{html.escape(anchor)}">'
+        f'{html.escape(folder.name)}</a></td><td style="text-align:left">{html.escape(title)}</td>'
+        f"<td>{html.escape(values_text)}</td><td>{html.escape(claims_text)}</td></tr>"
+    )
+    return "".join(parts), summary
 
 
 def build_report(directory: str | Path, output: str | Path | None = None) -> Path:
@@ -351,14 +364,25 @@ def build_report(directory: str | Path, output: str | Path | None = None) -> Pat
     if not folders:
         raise FileNotFoundError(f"{directory}: no reproduced studies here (run congsim reproduce first)")
     sections = []
+    summaries = []
     with mpl.rc_context(STYLE):
         for folder in folders:
-            sections.append(_study_section(folder, STUDIES.get(folder.name)))
+            section, summary = _study_section(folder, STUDIES.get(folder.name))
+            sections.append(section)
+            summaries.append(summary)
+    head = "".join(
+        f"<th>{c}</th>" for c in ("study", "paper", "reference values", "claims (95 % confidence)")
+    )
+    summary_table = (
+        '<nav><h2>Summary</h2><table class="summary"><thead><tr>'
+        f"{head}</tr></thead><tbody>{''.join(summaries)}</tbody></table></nav>"
+    )
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>congsim report</title><style>{CSS}</style></head><body>"
         f'<h1>congsim report</h1><p class="meta">{html.escape(str(directory))}, written {stamp}</p>'
+        + summary_table
         + "".join(sections)
         + "</body></html>\n"
     )
