@@ -183,3 +183,23 @@ def test_the_network_names_each_flows_path():
     assert route_lines(network)[0] == (
         "f (tcp data): a -[1Mbps 1ms]-> b  (bottleneck 1Mbps, propagation 1ms)"
     )
+
+
+def test_random_tie_order_draws_the_order_of_simultaneous_arrivals(root):
+    """On the tie-order example every delay is a whole number of packet times, so arrivals at
+    the router coincide: their order decides the 20 ms flow's share. Random order is seeded
+    (a replication repeats itself) and differs between replications."""
+    path = root / "scenarios" / "tie-order.toml"
+
+    def share(overrides: dict[str, str], replication: int = 0) -> float:
+        flows = congsim.run(congsim.load(path, overrides), replication).flows
+        return float(flows["goodput_bps"][0] / flows["goodput_bps"].sum())
+
+    scheduled = share({})
+    random = [share({"simulation.tie_order": "random"}, r) for r in range(3)]
+    assert random[0] == share({"simulation.tie_order": "random"}, 0)
+    assert len(set(random)) == 3 and scheduled not in random
+    # A picosecond on one access link ends the ties: scheduled order no longer decides.
+    assert share({"links[0].delay": "6.000000001ms"}) != scheduled
+    with pytest.raises(congsim.ScenarioError, match="unknown variant `shuffled`"):
+        congsim.load(path, {"simulation.tie_order": "shuffled"})

@@ -290,6 +290,24 @@ pub struct SimulationSpec {
     /// Default `start_jitter` of every flow that does not set its own.
     #[serde(default)]
     pub start_jitter: Option<DurationText>,
+    /// The order of packets that reach a node at the very same picosecond from different
+    /// links: `scheduled` (the order their arrivals were scheduled in, the default) or `random`
+    /// (a draw from each link's own stream, with the hop-fusion and early-delivery shortcuts
+    /// off). Where delays are multiples of the packet time, this order alone can decide who
+    /// gets a queue's last place.
+    #[serde(default)]
+    pub tie_order: TieOrder,
+}
+
+/// How simultaneous arrivals at a node are ordered (`simulation.tie_order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TieOrder {
+    /// In the order their events were scheduled (deterministic, a fixed convention).
+    #[default]
+    Scheduled,
+    /// In a random order drawn from a stream per link (seeded: replications differ).
+    Random,
 }
 
 fn default_seed() -> u64 {

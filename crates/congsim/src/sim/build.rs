@@ -2,6 +2,7 @@
 //! endpoints, sources, clocks, hop fusion and early delivery tables.
 
 use super::*;
+use crate::scenario::schema::TieOrder;
 
 impl<'a> Simulation<'a> {
     pub(super) fn new(scenario: &'a Scenario, replication: u32) -> Self {
@@ -230,6 +231,11 @@ impl<'a> Simulation<'a> {
                 network
             }),
             atm_due: Vec::new(),
+            tie_streams: (scenario.tie_order == TieOrder::Random).then(|| {
+                (scenario.links.iter())
+                    .map(|l| streams.stream(&format!("link/{}/ties", l.name)))
+                    .collect()
+            }),
         };
         sim.early_endpoints = sim.early_endpoints();
         sim

@@ -123,7 +123,7 @@ impl Simulation<'_> {
                         return;
                     }
                     if let Some(head) = self.links[link.index()].enter_pipe(arrive_at, pkt) {
-                        self.queue.schedule(head, Event::LinkArrival(link));
+                        self.schedule_arrival(head, link);
                     }
                 }
                 Offer::StartedTx { tx_done_at } => {
@@ -187,10 +187,23 @@ impl Simulation<'_> {
             .expect("routes were validated when the scenario was loaded")
     }
 
+    /// The packet at the head of `link`'s pipe reaches the far node at `at`. With
+    /// `tie_order = "random"`, arrivals at one instant are ranked by a draw from the link's
+    /// stream instead of taken in scheduling order.
+    pub(super) fn schedule_arrival(&mut self, at: SimTime, link: LinkId) {
+        match &mut self.tie_streams {
+            None => self.queue.schedule(at, Event::LinkArrival(link)),
+            Some(streams) => {
+                let rank = streams[link.index()].next_u64() as u32;
+                self.queue.schedule_ranked(at, rank, Event::LinkArrival(link));
+            }
+        }
+    }
+
     pub(super) fn tx_done(&mut self, now: SimTime, link: LinkId) {
         let (head, next) = self.links[link.index()].complete_tx(now);
         if let Some(t) = head {
-            self.queue.schedule(t, Event::LinkArrival(link));
+            self.schedule_arrival(t, link);
         }
         if let Some(t) = next {
             self.queue.schedule(t, Event::TxDone(link));

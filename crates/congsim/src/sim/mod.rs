@@ -323,6 +323,9 @@ struct Simulation<'a> {
     atm: Option<AtmNetwork>,
     /// Scratch for the ATM network's wake-ups.
     atm_due: Vec<(SimTime, AtmEvent)>,
+    /// Per link, the stream that ranks its arrivals among simultaneous ones
+    /// (`tie_order = "random"`); `None` to take them in scheduling order.
+    tie_streams: Option<Vec<RngStream>>,
 }
 
 /// Which ends of a scenario flow may take packets early (`Simulation::early_delivery`).
@@ -411,7 +414,7 @@ impl<'a> Simulation<'a> {
                 Event::LinkArrival(link) => {
                     let (pkt, next) = self.links[link.index()].pop_arrival(now);
                     if let Some(t) = next {
-                        self.queue.schedule(t, Event::LinkArrival(link));
+                        self.schedule_arrival(t, link);
                     }
                     self.arrive(now, self.link_to[link.index()], pkt);
                 }

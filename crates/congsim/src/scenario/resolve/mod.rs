@@ -211,6 +211,8 @@ pub struct Scenario {
     /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
     /// one event per fused hop). On from scenario files; tests turn it off to compare.
     pub hop_fusion: bool,
+    /// The order of simultaneous arrivals at a node.
+    pub tie_order: TieOrder,
     /// The ABR service on an ABR network (every VC is then an ABR connection).
     pub atm_abr: Option<AbrService>,
     pub captures: Vec<ResolvedCapture>,
@@ -640,7 +642,9 @@ impl Scenario {
             cbr,
             transfers,
             routes,
-            hop_fusion: true,
+            // The shortcuts take packets in scheduling order: off when ties go at random.
+            hop_fusion: file.simulation.tie_order == TieOrder::Scheduled,
+            tie_order: file.simulation.tie_order,
             atm_abr,
             captures,
             efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
