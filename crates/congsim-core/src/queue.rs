@@ -320,7 +320,15 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(
             order,
-            ["earlier", "plain", "ranked 2", "ranked 2 again", "ranked 7", "far 0", "far 1"]
+            [
+                "earlier",
+                "plain",
+                "ranked 2",
+                "ranked 2 again",
+                "ranked 7",
+                "far 0",
+                "far 1"
+            ]
         );
     }
 }

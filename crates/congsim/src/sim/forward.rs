@@ -195,7 +195,8 @@ impl Simulation<'_> {
             None => self.queue.schedule(at, Event::LinkArrival(link)),
             Some(streams) => {
                 let rank = streams[link.index()].next_u64() as u32;
-                self.queue.schedule_ranked(at, rank, Event::LinkArrival(link));
+                self.queue
+                    .schedule_ranked(at, rank, Event::LinkArrival(link));
             }
         }
     }
