@@ -141,6 +141,12 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedules `event` at `time`, which must not be in the past.
     pub fn schedule(&mut self, time: SimTime, event: E) {
+        let seq = self.admit(time);
+        self.place(key(time, seq), event);
+    }
+
+    /// Counts in an event at `time` (never in the past) and returns its insertion sequence.
+    fn admit(&mut self, time: SimTime) -> u64 {
         assert!(
             time >= self.now,
             "event scheduled in the past: {time} < {}",
@@ -149,7 +155,7 @@ impl<E: Copy> EventQueue<E> {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.len += 1;
-        self.place(key(time, seq), event);
+        seq
     }
 
     /// Schedules `event` at `time` behind every event [`Self::schedule`] puts at the same
@@ -157,14 +163,7 @@ impl<E: Copy> EventQueue<E> {
     /// (a random draw gives simultaneous events a random order; equal ranks fall back to the
     /// order of scheduling).
     pub fn schedule_ranked(&mut self, time: SimTime, rank: u32, event: E) {
-        assert!(
-            time >= self.now,
-            "event scheduled in the past: {time} < {}",
-            self.now
-        );
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.len += 1;
+        let seq = self.admit(time);
         // Ranked keys set the top bit of the tie-break: above every plain insertion sequence.
         let tiebreak = RANKED | (u64::from(rank) << 31) | (seq & ((1 << 31) - 1));
         self.place(key(time, tiebreak), event);

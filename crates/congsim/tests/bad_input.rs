@@ -26,6 +26,20 @@ fn error_for(edit: impl Fn(&str) -> String) -> String {
     }
 }
 
+/// Every case's edit of the base gives exactly its message (all mismatches reported at once).
+fn expect_messages(cases: &[(&str, Edit, &str)]) {
+    let mut failures = Vec::new();
+    for (what, edit, expected) in cases {
+        let got = error_for(edit);
+        if got != *expected {
+            failures.push(format!(
+                "{what}:\n  expected: {expected}\n  got:      {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn the_base_scenario_is_valid() {
     assert_eq!(error_for(|b| b.to_string()), "accepted");
@@ -72,7 +86,7 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "unknown key",
             Box::new(|b| b.replace("[simulation]\n", "[simulation]\nlength = \"3s\"\n")),
-            "bad.toml: simulation.length: unknown field `length`, expected one of `duration`, `seed`, `replications`, `measure_from`, `measure_until`, `start_jitter` (line 3, column 1)",
+            "bad.toml: simulation.length: unknown field `length`, expected one of `duration`, `seed`, `replications`, `measure_from`, `measure_until`, `start_jitter`, `tie_order` (line 3, column 1)",
         ),
         (
             "impossible route",
@@ -541,16 +555,7 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: tcp.congestion_marks: unknown variant `red`, expected one of `off`, `ecn`, `bcn` (line 13, column 20)",
         ),
     ];
-    let mut failures = Vec::new();
-    for (what, edit, expected) in &cases {
-        let got = error_for(edit);
-        if got != *expected {
-            failures.push(format!(
-                "{what}:\n  expected: {expected}\n  got:      {got}"
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    expect_messages(&cases);
 }
 
 #[test]
@@ -610,16 +615,7 @@ fn inputs_that_would_exhaust_memory_are_refused_in_validation() {
             "bad.toml: tcp.packet_size: \"1kB\": kB is 1000 B in SI but KB is 1024 B here: write KB or KiB (1024 B) or the number of B (line 13, column 15)",
         ),
     ];
-    let mut failures = Vec::new();
-    for (what, edit, expected) in &cases {
-        let got = error_for(edit);
-        if got != *expected {
-            failures.push(format!(
-                "{what}:\n  expected: {expected}\n  got:      {got}"
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    expect_messages(&cases);
 }
 
 #[test]
