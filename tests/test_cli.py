@@ -42,8 +42,8 @@ def test_bad_scenario_gives_one_error_line_and_status_2(cli, tmp_path):
         assert done.returncode == 2
         assert (
             done.stderr == f"error: {bad}: simulation.links: unknown field `links`, expected one of "
-            "`duration`, `seed`, `replications`, `measure_from`, `measure_until`, `start_jitter`, `tie_order` "
-            "(line 4, column 1)\n"
+            "`duration`, `seed`, `replications`, `measure_from`, `measure_until`, `start_jitter`, "
+            "`tie_order` (line 4, column 1)\n"
         )
         assert "Traceback" not in done.stdout + done.stderr
 
