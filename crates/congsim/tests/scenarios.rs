@@ -658,3 +658,28 @@ sequence_trace = true
         .collect();
     assert!(diff.is_empty(), "{diff:?}");
 }
+
+/// Networks too large for the dense next-hop table read the per-destination routes: the same
+/// results as the dense table gives (here, 1 100 idle nodes beside a three-node path).
+#[test]
+fn large_networks_route_through_per_destination_rows_with_the_same_results() {
+    let small = three_node("ns2_2000", 20, 50);
+    let idle: Vec<String> = (0..1100).map(|i| format!("\"idle{i}\"")).collect();
+    let large = small.replace(
+        "nodes = [\"src\", \"router\", \"dst\"]",
+        &format!(
+            "nodes = [\"src\", \"router\", \"dst\", {}]",
+            idle.join(", ")
+        ),
+    );
+    assert_ne!(small, large);
+    let (a, b) = (run_toml(&small), run_toml(&large));
+    for (name, table) in a.tables() {
+        let other = b.tables().into_iter().find(|(n, _)| *n == name).unwrap().1;
+        assert_eq!(
+            table.map(|t| t.to_csv()),
+            other.map(|t| t.to_csv()),
+            "{name}"
+        );
+    }
+}

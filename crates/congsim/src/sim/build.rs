@@ -133,8 +133,25 @@ impl<'a> Simulation<'a> {
             .collect();
         let link_to = scenario.links.iter().map(|l| l.to).collect();
         let routes = &scenario.routes;
-        let destinations: Vec<NodeId> = routes.destinations().collect();
-        let rows = destinations.len();
+        let nodes = scenario.nodes.len();
+        // Small networks get every (node, destination) pair in one table, which the hot path
+        // reads with one load; large ones read the scenario's rows per destination.
+        let dense = nodes * nodes <= DENSE_HOP_ENTRIES;
+        let destinations: Vec<NodeId> = if dense {
+            (0..nodes as u32).map(NodeId).collect()
+        } else {
+            routes.destinations().collect()
+        };
+        let columns = destinations.len();
+        let dense_next = dense.then(|| {
+            (0..nodes as u32)
+                .flat_map(|at| {
+                    destinations
+                        .iter()
+                        .map(move |&to| routes.next_hop(NodeId(at), to))
+                })
+                .collect()
+        });
         // A fused hop's drop happens before the sender's clock reaches it; the sequence trace
         // records the sender's state with each drop, so tracing runs every hop as an event.
         let fusion = scenario.hop_fusion && !scenario.sequence_trace;
@@ -156,7 +173,7 @@ impl<'a> Simulation<'a> {
             })
             .collect::<Vec<_>>();
         let fuses_any = fuse_next
-            .chunks(rows.max(1))
+            .chunks(columns.max(1))
             .map(|row| row.iter().any(Option::is_some))
             .collect();
         let mut sim = Self {
@@ -166,7 +183,8 @@ impl<'a> Simulation<'a> {
             link_to,
             fuses_any,
             fuse_next,
-            fuse_rows: rows,
+            hop_columns: columns,
+            dense_next,
             first_transfer: flows.len() + cbr.len(),
             flows,
             cbr,

@@ -103,12 +103,8 @@ impl Simulation<'_> {
                 Offer::Departs { arrive_at } => {
                     if arrive_at < end
                         && self.fuses_any[link.index()]
-                        && let Some(next) = self.fuse_next[link.index() * self.fuse_rows
-                            + self
-                                .scenario
-                                .routes
-                                .row(pkt.dst)
-                                .expect("traffic has a route")]
+                        && let Some(next) =
+                            self.fuse_next[link.index() * self.hop_columns + self.column(pkt.dst)]
                     {
                         (at, link) = (arrive_at, next);
                         continue;
@@ -180,25 +176,44 @@ impl Simulation<'_> {
             && due_after(self.flows[f].receiver.next_timeout())
     }
 
+    /// The column of `destination` in the hop tables.
+    #[inline]
+    fn column(&self, destination: NodeId) -> usize {
+        if self.dense_next.is_some() {
+            destination.index()
+        } else {
+            (self.scenario.routes.row(destination)).expect("traffic has routes")
+        }
+    }
+
+    #[inline]
     pub(super) fn route(&self, node: NodeId, destination: NodeId) -> LinkId {
-        self.scenario
-            .routes
-            .next_hop(node, destination)
-            .expect("routes were validated when the scenario was loaded")
+        let next = match &self.dense_next {
+            Some(table) => table[node.index() * self.hop_columns + destination.index()],
+            None => self.scenario.routes.next_hop(node, destination),
+        };
+        next.expect("routes were validated when the scenario was loaded")
     }
 
     /// The packet at the head of `link`'s pipe reaches the far node at `at`. With
     /// `tie_order = "random"`, arrivals at one instant are ranked by a draw from the link's
     /// stream instead of taken in scheduling order.
+    #[inline]
     pub(super) fn schedule_arrival(&mut self, at: SimTime, link: LinkId) {
-        match &mut self.tie_streams {
-            None => self.queue.schedule(at, Event::LinkArrival(link)),
-            Some(streams) => {
-                let rank = streams[link.index()].next_u64() as u32;
-                self.queue
-                    .schedule_ranked(at, rank, Event::LinkArrival(link));
-            }
+        if self.tie_streams.is_none() {
+            self.queue.schedule(at, Event::LinkArrival(link));
+        } else {
+            self.schedule_ranked_arrival(at, link);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn schedule_ranked_arrival(&mut self, at: SimTime, link: LinkId) {
+        let streams = self.tie_streams.as_mut().expect("random tie order");
+        let rank = streams[link.index()].next_u64() as u32;
+        self.queue
+            .schedule_ranked(at, rank, Event::LinkArrival(link));
     }
 
     pub(super) fn tx_done(&mut self, now: SimTime, link: LinkId) {

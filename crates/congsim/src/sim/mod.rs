@@ -34,6 +34,9 @@ mod forward;
 mod results;
 mod traffic;
 
+/// Node pairs up to which next hops are kept in one dense table (8 MB).
+const DENSE_HOP_ENTRIES: usize = 1 << 20;
+
 /// The 4.3BSD fast timer (delayed ACKs) period.
 const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
 
@@ -291,12 +294,17 @@ struct Simulation<'a> {
     /// Per link: whether `fuse_next` has any entry for it. Most links have none, and this
     /// small table stays in cache where a lookup in the large one would miss.
     fuses_any: Vec<bool>,
-    /// `fuse_next[link * destinations + row of destination]`: the link a packet for `destination` leaving
+    /// `fuse_next[link * hop_columns + column of destination]`: the link a packet for `destination` leaving
     /// `link` is offered to at once (hop fusion), when that link is fed by `link` alone and
     /// accepts early offers.
     fuse_next: Vec<Option<LinkId>>,
-    /// Destinations per link in `fuse_next`.
-    fuse_rows: usize,
+    /// Destinations per row of `fuse_next` and `dense_next`: every node when `dense_next` is
+    /// there (a destination's column is its index), else the nodes traffic is addressed to (its
+    /// row in the scenario's routes).
+    hop_columns: usize,
+    /// `dense_next[node * hop_columns + destination]`: the next hop, for networks of up to
+    /// [`DENSE_HOP_ENTRIES`] node pairs.
+    dense_next: Option<Vec<Option<LinkId>>>,
     flows: Vec<FlowState>,
     cbr: Vec<CbrState>,
     /// Connections of random transfers, in order of arrival; flow id `first_transfer + i`.
