@@ -168,3 +168,22 @@ def test_jain1996_buffers_and_divergence(cli, tmp_path):
     for period in ("30 ms", "10 ms"):
         bounded = f"ERICA+ with VBR at {period} keeps its queue bounded (within 10 round trips)"
         assert claims.loc[bounded, "verdict"] == "holds", claims["verdict"]
+
+
+def test_agreement_bands_stay_within_what_a_metric_can_take():
+    """A fairness index cannot pass 1 nor any metric here go below 0: no band may claim
+    agreement out there (a band of 0.99 ± 15 % used to reach 1.14)."""
+    from congsim.studies import Metric
+
+    assert Metric("summary", "jain_index", 1.0, 0.15, "", upper=1.0).band(0.99) == (0.99 * 0.85, 1.0)
+    assert Metric("summary", "timeouts", 1.0, 1.5, "").band(2.0) == (0.0, 5.0)
+    checked = 0
+    for study in STUDIES.values():
+        for ref in study.reference_rows():
+            spec = study.metrics[ref["metric"]]
+            low, high = spec.band(float(ref["value"]))
+            assert low >= 0.0
+            if spec.metric == "jain_index":
+                assert spec.upper == 1.0 and high <= 1.0, (study.name, ref)
+                checked += 1
+    assert checked >= 20, "the fairness references of goyal1996 and jain1996"

@@ -31,9 +31,21 @@ class Metric:
     table: str
     metric: str
     scale: float
-    #: Agreement band: reference value times (1 +- relative_tolerance).
+    #: Agreement band: reference value times (1 +- relative_tolerance), clipped to the range
+    #: the metric can take.
     relative_tolerance: float
     description: str
+    #: The largest value the metric can take, in its scaled unit (a fairness index: 1); None
+    #: when it has none. Every metric here is at least 0.
+    upper: float | None = None
+
+    def band(self, reference: float) -> tuple[float, float]:
+        """The values that agree with `reference`, within what the metric can take."""
+        low = max(reference * (1 - self.relative_tolerance), 0.0)
+        high = reference * (1 + self.relative_tolerance)
+        if self.upper is not None:
+            high = min(high, self.upper)
+        return low, high
 
 
 #: A side of a claim: axis path to the value it takes, or to the values it may take (the side
@@ -180,7 +192,7 @@ class Study:
         for ref in self.reference_rows():
             spec = self.metrics[ref["metric"]]
             value = float(ref["value"])
-            low, high = value * (1 - spec.relative_tolerance), value * (1 + spec.relative_tolerance)
+            low, high = spec.band(value)
             row: dict[str, object] = {axis: ref.get(axis, "") for axis in axes}
             row |= {"metric": ref["metric"], "reference": value, "band_low": low, "band_high": high}
             if self.average_label is not None and ref.get("label") == self.average_label:

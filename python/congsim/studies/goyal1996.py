@@ -55,7 +55,9 @@ STUDY = Study(
         "efficiency": Metric(
             "summary", "efficiency", 1.0, 0.15, "total throughput / 125.2 Mbps (the cell ceiling)"
         ),
-        "fairness": Metric("summary", "jain_index", 1.0, 0.15, "Jain fairness index of the N flows"),
+        "fairness": Metric(
+            "summary", "jain_index", 1.0, 0.15, "Jain fairness index of the N flows", upper=1.0
+        ),
     },
     claims=tuple(_goyal_claims()),
     average_label="average",

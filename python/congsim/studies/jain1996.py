@@ -67,7 +67,7 @@ STUDY = Study(
         "efficiency_percent": Metric(
             "summary", "efficiency", 100.0, 0.1, "throughput / 125.2 Mbps (75.12 with VBR), %"
         ),
-        "fairness": Metric("summary", "jain_index", 1.0, 0.05, "Jain fairness index"),
+        "fairness": Metric("summary", "jain_index", 1.0, 0.05, "Jain fairness index", upper=1.0),
     },
     claims=tuple(_jain_claims()),
     notes=(
