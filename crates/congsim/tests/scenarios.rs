@@ -683,3 +683,26 @@ fn large_networks_route_through_per_destination_rows_with_the_same_results() {
         );
     }
 }
+
+/// `active_goodput_bps` divides what a flow delivered by its own life: start to completion for
+/// a finite transfer, start to the end of the run for a persistent one.
+#[test]
+fn goodput_over_a_flows_active_time() {
+    let base = three_node("ns2_2000", 20, 50);
+    let text = format!(
+        "{base}\n[[flows]]\nname = \"short\"\nfrom = \"src\"\nto = \"dst\"\nstart = \"2s\"\nsize = \"100KB\"\n"
+    );
+    let r = run_toml(&text);
+    let active = f64_col(&r, "flows", "active_goodput_bps");
+    let bytes = f64_col(&r, "flows", "bytes_delivered");
+    let start = f64_col(&r, "flows", "start_s");
+    let completion = f64_col(&r, "flows", "completion_time_s");
+    let duration = 10.0;
+    // The persistent flow: the whole run after its start.
+    assert!((active[0] - bytes[0] * 8.0 / (duration - start[0])).abs() < 1e-6);
+    // The transfer: 100 KB over its completion time, far above its share of the run.
+    assert!(bytes[1] >= 102_400.0, "whole packets: {}", bytes[1]);
+    assert!(completion[1] > 0.0 && completion[1] < 8.0);
+    assert!((active[1] - bytes[1] * 8.0 / completion[1]).abs() < 1e-6);
+    assert!(active[1] > f64_col(&r, "flows", "goodput_bps")[1]);
+}

@@ -574,6 +574,19 @@ impl Simulation<'_> {
                     .collect(),
             ),
         );
+        // Over the flow's own life: from its start to its last byte acknowledged, or to the
+        // end of the run (not the measurement window: a short transfer's rate, not its share).
+        let active_goodput = self.flows.iter().map(|f| {
+            let until = f.sender.completed_at().unwrap_or(end);
+            let active_s = until.since(f.start_at).as_secs_f64();
+            let bytes = f.receiver.stats().bytes_delivered as f64;
+            if until > f.start_at {
+                bytes * 8.0 / active_s
+            } else {
+                f64::NAN
+            }
+        });
+        flows.push("active_goodput_bps", Column::F64(active_goodput.collect()));
 
         // ATM links report in cells, in the `atm_ports` table.
         let ip_links: Vec<(&ResolvedLink, &Link)> = s
