@@ -17,18 +17,16 @@ pub struct TrafficPath {
 }
 
 impl Scenario {
-    /// The links from `from` to `to`, in order (as far as the routes go).
-    pub fn path(&self, from: NodeId, to: NodeId) -> Vec<LinkId> {
+    /// The links from `from` to `to`, in order; `None` when the routes do not lead there.
+    pub fn path(&self, from: NodeId, to: NodeId) -> Option<Vec<LinkId>> {
         let mut links = Vec::new();
         let mut at = from;
         while at != to {
-            let Some(link) = self.routes.next_hop(at, to) else {
-                break;
-            };
+            let link = self.routes.next_hop(at, to)?;
             links.push(link);
             at = self.links[link.index()].to;
         }
-        links
+        Some(links)
     }
 
     /// Every flow's data path and ACK path, every CBR source's path and every transfer
@@ -41,7 +39,7 @@ impl Scenario {
                     name: name.to_string(),
                     kind,
                     direction,
-                    links: self.path(from, to),
+                    links: self.path(from, to).unwrap_or_default(),
                 });
             }
         };
@@ -56,7 +54,7 @@ impl Scenario {
                 name: c.name.clone(),
                 kind: "cbr",
                 direction: "data",
-                links: self.path(c.src, c.dst),
+                links: self.path(c.src, c.dst).unwrap_or_default(),
             });
         }
         out

@@ -19,16 +19,11 @@ pub(super) fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenar
         .expect("an ATM link");
     let rtt_s = s.flows.first().map_or(f64::NAN, |f| {
         let one_way = |from: NodeId, to: NodeId| -> f64 {
-            let mut at = from;
-            let mut delay = 0.0;
-            while at != to {
-                let Some(l) = s.routes.next_hop(at, to) else {
-                    return f64::NAN;
-                };
-                delay += s.links[l.index()].delay.as_secs_f64();
-                at = s.links[l.index()].to;
-            }
-            delay
+            s.path(from, to).map_or(f64::NAN, |links| {
+                (links.iter())
+                    .map(|l| s.links[l.index()].delay.as_secs_f64())
+                    .sum()
+            })
         };
         one_way(f.src, f.dst) + one_way(f.dst, f.src)
     });

@@ -56,16 +56,10 @@ impl Simulation<'_> {
         self.schedule_atm();
     }
 
-    /// The links from `from` to `to`, if there is a route.
+    /// The links from `from` to `to` as the ATM network numbers them, if there is a route.
     pub(super) fn path(&self, from: NodeId, to: NodeId) -> Option<Vec<u32>> {
-        let mut path = Vec::new();
-        let mut at = from;
-        while at != to {
-            let link = self.scenario.routes.next_hop(at, to)?;
-            path.push(link.0);
-            at = self.link_to[link.index()];
-        }
-        Some(path)
+        let links = self.scenario.path(from, to)?;
+        Some(links.into_iter().map(|l| l.0).collect())
     }
 
     /// Schedules the wake-ups the ATM network asked for.
