@@ -4,6 +4,7 @@
 //! choose a profile and may override any switch, so a new profile (say `ns2_235`) is a matter
 //! of configuration, not code.
 
+use crate::congestion::CongestionControl;
 use congsim_core::time::SimDuration;
 
 /// Sequence-number model (spec §1).
@@ -171,6 +172,9 @@ pub struct SenderConfig {
     pub mark_response: MarkResponse,
     /// RFC 5681: ssthresh from half the FlightSize instead of half of `min(cwnd, rwnd)`.
     pub ssthresh_from_flight: bool,
+    /// How the window grows and how far a congestion event cuts it (the profile's own AIMD
+    /// unless a scenario picks another controller).
+    pub congestion_control: CongestionControl,
 }
 
 /// A sender's answer to congestion marks (spec §4.6 ECN, §4.7 BCN-TCP).
@@ -330,6 +334,7 @@ impl Profile {
             restart_bugfix: true,
             mark_response: MarkResponse::Off,
             ssthresh_from_flight: false,
+            congestion_control: CongestionControl::Aimd,
         };
         match self {
             Self::Ns2_2000 => ns2_2000,

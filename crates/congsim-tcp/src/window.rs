@@ -142,19 +142,38 @@ impl CongestionWindow {
         }
     }
 
-    /// RFC 6675 (4.2): `ssthresh = cwnd = max(FlightSize / 2, 2 · SMSS)`.
-    pub fn set_half_flight(&mut self, flight_segments: u64) {
-        self.halve_flight(flight_segments);
-        self.set_ssthresh_plus(0);
+    /// After a cut that returned `cut` (as [`Self::halve`] returns it): `cwnd` to the cut
+    /// window, at least one segment (the ECN response; packet mode), or to `ssthresh` (byte
+    /// mode).
+    pub fn cwnd_after_cut(&mut self, cut: f64) {
+        match self {
+            Self::Packets { cwnd, .. } => *cwnd = cut.max(1.0),
+            Self::Bytes { cwnd, ssthresh, .. } => *cwnd = *ssthresh,
+        }
     }
 
-    /// Halves `ssthresh` as [`Self::halve`] does and sets `cwnd` to the halved window (at least
-    /// one segment): the ECN response.
-    pub fn halve_both(&mut self, rwnd: u64) {
-        let half = self.halve(rwnd);
+    /// `min(cwnd, rwnd)` in segments (`rwnd` in packets or bytes, per mode).
+    pub fn base_segments(&self, rwnd: u64) -> f64 {
         match self {
-            Self::Packets { cwnd, .. } => *cwnd = half.max(1.0),
-            Self::Bytes { cwnd, ssthresh, .. } => *cwnd = *ssthresh,
+            Self::Packets { cwnd, .. } => cwnd.min(rwnd as f64),
+            Self::Bytes { cwnd, mss, .. } => (*cwnd).min(rwnd) as f64 / *mss as f64,
+        }
+    }
+
+    /// A multiplicative decrease by `factor` of `base_segments`: `ssthresh` to the reduced
+    /// window (whole segments, at least 2); returns the reduced window as [`Self::halve`]
+    /// does (packet mode: segments, fractional; byte mode: the new ssthresh in bytes).
+    pub fn reduce(&mut self, base_segments: f64, factor: f64) -> f64 {
+        let reduced = base_segments * factor;
+        match self {
+            Self::Packets { ssthresh, .. } => {
+                *ssthresh = (reduced as u64).max(2);
+                reduced
+            }
+            Self::Bytes { ssthresh, mss, .. } => {
+                *ssthresh = (reduced as u64).max(2) * *mss;
+                *ssthresh as f64
+            }
         }
     }
 
@@ -218,6 +237,32 @@ impl CongestionWindow {
                 max_window,
                 ..
             } => *cwnd = (*cwnd + *mss).min(*max_window),
+        }
+    }
+
+    /// `cwnd = n` segments exactly (byte mode: whole bytes), within `[1, maximum]` segments.
+    pub fn set_cwnd_segments(&mut self, n: f64) {
+        match self {
+            Self::Packets { cwnd, max_cwnd, .. } => {
+                *cwnd = n.max(1.0);
+                if *max_cwnd > 0 && *cwnd > *max_cwnd as f64 {
+                    *cwnd = *max_cwnd as f64;
+                }
+            }
+            Self::Bytes {
+                cwnd,
+                mss,
+                max_window,
+                ..
+            } => *cwnd = ((n.max(1.0) * *mss as f64) as u64).min(*max_window),
+        }
+    }
+
+    /// `true` while [`Self::grow`] adds a whole segment per ACK (slow start).
+    pub fn in_slow_start(&self) -> bool {
+        match self {
+            Self::Packets { cwnd, ssthresh, .. } => *cwnd < *ssthresh as f64,
+            Self::Bytes { cwnd, ssthresh, .. } => *cwnd <= *ssthresh,
         }
     }
 

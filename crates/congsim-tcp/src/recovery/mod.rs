@@ -1,129 +1,191 @@
-//! Loss recovery: what a variant does on duplicate ACKs, on a new ACK and on a timeout
-//! (spec `tcp.md` §4). Window arithmetic is in `window`; the common timeout action and the
-//! send loop are in `sender`. NewReno and SACK join as further modules and [`Variant`] arms.
+//! Loss recovery: what a variant does on duplicate ACKs, on a new ACK and on a timeout (spec
+//! `tcp.md` §4), in the manner of ns-3's `TcpRecoveryOps`. How far the window is cut is the
+//! congestion controller's (`crate::congestion`); the common timeout action and the send
+//! primitive are the sender core's (`crate::sender_core`).
+//!
+//! The variant is chosen once per connection from (variant, Reno flavour, SACK sender) and owns
+//! its state; every hook sees the sender core and that state, nothing else. Variants that
+//! count duplicate ACKs ([`DupackRecovery`]) leave the ACK's classification to the sender;
+//! SACK senders ([`SackRecovery`]) process every ACK themselves, since the scoreboard and
+//! `pipe` change what a duplicate, a partial and a new ACK mean.
 
 mod newreno;
 mod reno;
 mod rfc6582;
 mod rfc6675;
 mod sack1;
-pub(crate) mod scoreboard;
+mod scoreboard;
 mod tahoe;
 
-use crate::config::{RenoFlavour, SackSender, SeqMode, Variant};
-use crate::sender::{SendCause, TcpSender};
+use crate::config::{RenoFlavour, SackSender, SenderConfig, SeqMode, Variant};
+use crate::sender_core::{SendCause, SenderCore};
 use congsim_core::time::SimTime;
 use congsim_core::wire::SackBlocks;
 
-/// What a SACK sender remembers besides the common sender state.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct SackState {
-    /// What the receiver holds and what this recovery resent.
-    pub(crate) scoreboard: scoreboard::Scoreboard,
-    /// Segments believed in flight during recovery (ns-2 Sack1 `pipe_`; RFC 6675 `SetPipe()`
-    /// plus the segments sent since).
-    pub(crate) pipe: i64,
-    /// ns-2 Sack1 `timeout_`: after a timeout, duplicate ACKs are ignored until a new ACK.
-    pub(crate) ignore_dupacks: bool,
-    /// First unacknowledged segment when recovery began (ns-2 Sack1 keeps `last_ack_` there
-    /// while partial ACKs move `highest_ack_`).
-    pub(crate) recovery_entry_una: u64,
-    /// RFC 6675 `HighRxt`, as one past the highest segment retransmitted in this recovery.
-    pub(crate) high_rxt_end: u64,
-    /// RFC 6675 `RescueRxt`, as one past the segment it names.
-    pub(crate) rescue_rxt_end: u64,
+pub(crate) use newreno::NewReno;
+pub(crate) use reno::Reno;
+pub(crate) use rfc6582::Rfc6582;
+pub(crate) use rfc6675::Rfc6675;
+pub(crate) use sack1::Sack1;
+
+/// The loss recovery a connection runs.
+#[derive(Clone, Debug)]
+pub(crate) enum Recovery {
+    Dupack(DupackRecovery),
+    Sack(SackRecovery),
 }
 
-/// SACK variants process every ACK themselves (the scoreboard and `pipe` change what a
-/// duplicate, a partial and a new ACK mean).
-/// `duplicate` is the classic duplicate-ACK test of the sequence model (spec §1).
-pub(crate) fn on_sack_ack(
-    s: &mut TcpSender,
-    now: SimTime,
-    ack_seg: u64,
-    sack: &SackBlocks,
-    duplicate: bool,
-) {
-    match s.cfg.sack_sender {
-        SackSender::Ns2Sack1 => sack1::on_ack(s, now, ack_seg, sack),
-        SackSender::Rfc6675 | SackSender::Rfc3517 => {
-            rfc6675::on_ack(s, now, ack_seg, sack, duplicate)
+/// Recovery driven by the duplicate-ACK count.
+#[derive(Clone, Debug)]
+pub(crate) enum DupackRecovery {
+    Tahoe,
+    /// Reno in the flavour `SenderConfig::reno_flavour` names.
+    Reno(Reno),
+    /// ns-2 `Agent/TCP/Newreno`.
+    NewReno(NewReno),
+    /// RFC 6582 NewReno (byte-numbered profiles).
+    Rfc6582(Rfc6582),
+}
+
+/// SACK-based recovery.
+#[derive(Clone, Debug)]
+pub(crate) enum SackRecovery {
+    /// ns-2 `Agent/TCP/Sack1`.
+    Sack1(Sack1),
+    /// RFC 6675, or RFC 3517 as `SenderConfig::sack_sender` says.
+    Rfc6675(Rfc6675),
+}
+
+impl Recovery {
+    pub(crate) fn new(cfg: &SenderConfig) -> Self {
+        match cfg.variant {
+            Variant::Tahoe => Self::Dupack(DupackRecovery::Tahoe),
+            Variant::Reno => Self::Dupack(DupackRecovery::Reno(Reno::default())),
+            Variant::NewReno if cfg.reno_flavour == RenoFlavour::Ns2 => {
+                Self::Dupack(DupackRecovery::NewReno(NewReno::default()))
+            }
+            Variant::NewReno => Self::Dupack(DupackRecovery::Rfc6582(Rfc6582::default())),
+            Variant::Sack => Self::Sack(match cfg.sack_sender {
+                SackSender::Ns2Sack1 => SackRecovery::Sack1(Sack1::default()),
+                SackSender::Rfc6675 | SackSender::Rfc3517 => {
+                    SackRecovery::Rfc6675(Rfc6675::default())
+                }
+            }),
+        }
+    }
+
+    /// The send loop (spec §3.2), at most `burst` segments (0: unlimited).
+    pub(crate) fn send(&mut self, s: &mut SenderCore, now: SimTime, burst: u32) {
+        match self {
+            Self::Dupack(r) => s.send_window(now, burst, r.extra_window()),
+            Self::Sack(SackRecovery::Sack1(r)) => r.send_loop(s, now, burst),
+            Self::Sack(SackRecovery::Rfc6675(r)) => r.send_loop(s, now, burst),
+        }
+    }
+
+    /// The retransmit timer expired, before the common timeout action.
+    pub(crate) fn on_timeout(&mut self, s: &mut SenderCore) {
+        match self {
+            Self::Dupack(DupackRecovery::Tahoe) => {}
+            Self::Dupack(DupackRecovery::Reno(r)) => r.on_timeout(s),
+            Self::Dupack(DupackRecovery::NewReno(r)) => r.on_timeout(s),
+            Self::Dupack(DupackRecovery::Rfc6582(r)) => r.on_timeout(s),
+            Self::Sack(SackRecovery::Sack1(r)) => r.on_timeout(s),
+            Self::Sack(SackRecovery::Rfc6675(r)) => r.on_timeout(s),
+        }
+    }
+
+    /// The SACK sender's estimate of segments in flight during recovery (`None` outside
+    /// recovery and for the other variants, which keep no such estimate).
+    pub(crate) fn pipe(&self, s: &SenderCore) -> Option<i64> {
+        match self {
+            Self::Sack(SackRecovery::Sack1(r)) if s.in_recovery() => Some(r.pipe()),
+            Self::Sack(SackRecovery::Rfc6675(r)) if s.in_recovery() => Some(r.pipe()),
+            _ => None,
         }
     }
 }
 
-/// The send loop of a SACK variant (holes before new data during recovery).
-pub(crate) fn sack_send(s: &mut TcpSender, now: SimTime, burst: u32) {
-    match s.cfg.sack_sender {
-        SackSender::Ns2Sack1 => sack1::send_loop(s, now, burst),
-        SackSender::Rfc6675 | SackSender::Rfc3517 => rfc6675::send_loop(s, now, burst),
-    }
-}
-
-/// A duplicate ACK was counted (`sender.dupacks` already incremented).
-pub(crate) fn on_dupack(s: &mut TcpSender, now: SimTime) {
-    if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
-        limited_transmit(s, now);
-    }
-    if !s.cfg.fast_retransmit {
-        return;
-    }
-    match s.cfg.variant {
-        Variant::Tahoe => tahoe::on_dupack(s, now),
-        // ns-2 NewReno handles duplicate ACKs exactly as Reno does.
-        Variant::Reno | Variant::NewReno => reno::on_dupack(s, now),
-        Variant::Sack => unreachable!("SACK variants handle their own ACKs"),
-    }
-}
-
-/// A new ACK arrived. Returns `true` if the variant handled it completely (a NewReno partial
-/// ACK), `false` for the common new-ACK processing.
-pub(crate) fn on_partial_ack(s: &mut TcpSender, now: SimTime, ack_seg: u64) -> bool {
-    match s.cfg.variant {
-        Variant::NewReno if s.cfg.reno_flavour == RenoFlavour::Ns2 => {
-            newreno::on_partial_ack(s, now, ack_seg)
+impl DupackRecovery {
+    /// Segments a packet-mode window gains during recovery (ns-2 Reno's `dupwnd`).
+    fn extra_window(&self) -> u64 {
+        match self {
+            Self::Tahoe => 0,
+            Self::Reno(r) => r.dupwnd,
+            Self::NewReno(r) => r.reno.dupwnd,
+            Self::Rfc6582(r) => r.reno.dupwnd,
         }
-        Variant::NewReno => rfc6582::on_partial_ack(s, now, ack_seg),
-        Variant::Tahoe | Variant::Reno | Variant::Sack => false,
+    }
+
+    /// A duplicate ACK was counted (`SenderCore::count_dupack`).
+    pub(crate) fn on_dupack(&mut self, s: &mut SenderCore, now: SimTime) {
+        if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
+            limited_transmit(s, now);
+        }
+        if !s.cfg.fast_retransmit {
+            return;
+        }
+        match self {
+            Self::Tahoe => tahoe::on_dupack(s, now),
+            // ns-2 NewReno handles duplicate ACKs exactly as Reno does.
+            Self::Reno(r) => r.on_dupack(s, now, None),
+            Self::NewReno(r) => r.reno.on_dupack(s, now, None),
+            Self::Rfc6582(r) => r.on_dupack(s, now),
+        }
+    }
+
+    /// A new ACK arrived. Returns `true` if the variant handled it completely (a NewReno
+    /// partial ACK), `false` for the common new-ACK processing.
+    pub(crate) fn on_partial_ack(&mut self, s: &mut SenderCore, now: SimTime, ack: u64) -> bool {
+        match self {
+            Self::NewReno(r) => r.on_partial_ack(s, now, ack),
+            Self::Rfc6582(r) => r.on_partial_ack(s, now, ack),
+            Self::Tahoe | Self::Reno(_) => false,
+        }
+    }
+
+    /// A new ACK arrived that the variant did not handle itself, before the common new-ACK
+    /// processing.
+    pub(crate) fn on_new_ack(&mut self, s: &mut SenderCore) {
+        match self {
+            Self::Tahoe => {}
+            Self::Reno(r) => r.on_new_ack(s),
+            Self::NewReno(r) => r.on_full_ack(s),
+            Self::Rfc6582(r) => r.on_full_ack(s),
+        }
+    }
+
+    /// The burst limit of the send loop after a valid ACK (0: unlimited), or `None` to run no
+    /// send loop at all.
+    pub(crate) fn send_burst_after_ack(&self, s: &SenderCore) -> Option<u32> {
+        match self {
+            Self::NewReno(_) => newreno::send_burst(s),
+            Self::Tahoe | Self::Reno(_) | Self::Rfc6582(_) => Some(s.cfg.max_burst),
+        }
     }
 }
 
-/// The burst limit of the send loop after a valid ACK (0: unlimited), or `None` to run no send
-/// loop at all.
-pub(crate) fn send_burst_after_ack(s: &TcpSender) -> Option<u32> {
-    match s.cfg.variant {
-        Variant::NewReno if s.cfg.reno_flavour == RenoFlavour::Ns2 => newreno::send_burst(s),
-        Variant::NewReno => Some(s.cfg.max_burst),
-        Variant::Tahoe | Variant::Reno | Variant::Sack => Some(s.cfg.max_burst),
-    }
-}
-
-/// A new ACK arrived, before the common new-ACK processing.
-pub(crate) fn on_new_ack(s: &mut TcpSender) {
-    match s.cfg.variant {
-        Variant::Reno => reno::on_new_ack(s),
-        Variant::NewReno if s.cfg.reno_flavour == RenoFlavour::Ns2 => newreno::on_full_ack(s),
-        Variant::NewReno => rfc6582::on_full_ack(s),
-        Variant::Tahoe | Variant::Sack => {}
-    }
-}
-
-/// The retransmit timer expired, before the common timeout action.
-pub(crate) fn on_timeout(s: &mut TcpSender) {
-    match s.cfg.variant {
-        Variant::Reno | Variant::NewReno => reno::on_timeout(s),
-        Variant::Sack => match s.cfg.sack_sender {
-            SackSender::Ns2Sack1 => sack1::on_timeout(s),
-            SackSender::Rfc6675 | SackSender::Rfc3517 => rfc6675::on_timeout(s),
-        },
-        Variant::Tahoe => {}
+impl SackRecovery {
+    /// Every ACK; `duplicate` is the classic duplicate-ACK test of the sequence model (§1).
+    pub(crate) fn on_ack(
+        &mut self,
+        s: &mut SenderCore,
+        now: SimTime,
+        ack_seg: u64,
+        sack: &SackBlocks,
+        duplicate: bool,
+    ) {
+        match self {
+            Self::Sack1(r) => r.on_ack(s, now, ack_seg, sack),
+            Self::Rfc6675(r) => r.on_ack(s, now, ack_seg, sack, duplicate),
+        }
     }
 }
 
 /// Limited Transmit (spec §4.5): one new segment per duplicate ACK if the receiver window
 /// allows and the data outstanding afterwards stays within `cwnd + dupacks` segments (ns-2
 /// `send_one()`) or `cwnd + 2 · SMSS` (RFC 3042, byte mode). cwnd itself does not change.
-pub(super) fn limited_transmit(s: &mut TcpSender, now: SimTime) {
+fn limited_transmit(s: &mut SenderCore, now: SimTime) {
     //= ns-2: t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ <= highest_ack_ + cwnd_ + dupacks_
     let seg = s.snd_nxt;
     let allowance = match s.cfg.seq_mode {
@@ -142,7 +204,7 @@ pub(super) fn limited_transmit(s: &mut TcpSender, now: SimTime) {
 
 /// ns-2 `bugFix_` guard: a fast retransmit is allowed only once the window that triggered
 /// the last one (or a timeout) is fully ACKed: `highest_ack > recover`.
-pub(crate) fn ns2_guard_allows(s: &TcpSender) -> bool {
+fn ns2_guard_allows(s: &SenderCore) -> bool {
     !s.cfg.ns2_bugfix
         || s.highest_ack() > s.recover
         || (s.cfg.ns2_bugfix_ss && s.highest_ack() == 0)

@@ -5,228 +5,253 @@
 //! RFC's byte rules become segment rules (`IsLost`: at least `dupthresh` SACKed segments above;
 //! `cwnd − pipe ≥ 1 SMSS`: `cwnd_segments ≥ pipe + 1`).
 
+use super::scoreboard::Scoreboard;
 use crate::config::SackSender;
-use crate::marks;
-use crate::sender::{CwndAction, SendCause, TcpSender, TraceKind};
+use crate::congestion::{CongestionOps, CutBase};
+use crate::sender_core::{CwndAction, SendCause, SenderCore};
+use crate::stats::TraceKind;
 use congsim_core::time::SimTime;
 use congsim_core::wire::SackBlocks;
 
-pub(super) fn on_ack(
-    s: &mut TcpSender,
-    now: SimTime,
-    ack_seg: u64,
-    sack: &SackBlocks,
-    classic_duplicate: bool,
-) {
-    let blocks = sack.ranges(ack_seg);
-    s.sack.scoreboard.extend_to(s.snd_una, s.snd_max);
-    if ack_seg > s.snd_una {
-        let was_recovering = s.in_fast_recovery;
-        if was_recovering && s.recovery_point.is_some_and(|p| ack_seg >= p) {
-            // (A) The ACK covers RecoveryPoint: recovery is over, cwnd stays at ssthresh.
-            s.in_fast_recovery = false;
-            if s.last_cwnd_action == CwndAction::DupAck {
-                s.last_cwnd_action = CwndAction::Exited;
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rfc6675 {
+    /// What the receiver holds, per outstanding segment.
+    scoreboard: Scoreboard,
+    /// `SetPipe()` plus the segments sent since.
+    pipe: i64,
+    /// `HighRxt`, as one past the highest segment retransmitted in this recovery.
+    high_rxt_end: u64,
+    /// `RescueRxt`, as one past the segment it names.
+    rescue_rxt_end: u64,
+    /// `RecoveryPoint`, as one past the highest segment sent when recovery began (or when the
+    /// last timeout fired); `None` before the first.
+    recovery_point: Option<u64>,
+}
+
+impl Rfc6675 {
+    pub(crate) fn pipe(&self) -> i64 {
+        self.pipe
+    }
+
+    pub(crate) fn on_ack(
+        &mut self,
+        s: &mut SenderCore,
+        now: SimTime,
+        ack_seg: u64,
+        sack: &SackBlocks,
+        classic_duplicate: bool,
+    ) {
+        let blocks = sack.ranges(ack_seg);
+        self.scoreboard.extend_to(s.snd_una, s.snd_max);
+        if ack_seg > s.snd_una {
+            let was_recovering = s.in_recovery();
+            if was_recovering && self.recovery_point.is_some_and(|p| ack_seg >= p) {
+                // (A) The ACK covers RecoveryPoint: recovery is over, cwnd stays at ssthresh.
+                s.leave_recovery();
+                if s.last_cwnd_action == CwndAction::DupAck {
+                    s.last_cwnd_action = CwndAction::Exited;
+                }
+            }
+            // No window growth while recovering (cwnd was set to ssthresh on entry).
+            s.new_ack(now, ack_seg, !was_recovering);
+            self.scoreboard.update(s.snd_una, blocks);
+            if s.in_recovery() {
+                s.stats.partial_acks += 1;
+                s.record(now, TraceKind::PartialAck);
+                self.set_pipe(s);
+                self.send_in_recovery(s, now);
+            } else {
+                self.send_loop(s, now, s.cfg.max_burst);
+            }
+            return;
+        }
+        if ack_seg < s.snd_una {
+            return;
+        }
+        let new_sack_info = self.scoreboard.update(s.snd_una, blocks);
+        if s.in_recovery() {
+            // (B) Every ACK: update the scoreboard, recompute pipe, send what cwnd allows.
+            self.set_pipe(s);
+            self.send_in_recovery(s, now);
+            return;
+        }
+        let rfc6675 = s.cfg.sack_sender == SackSender::Rfc6675;
+        // RFC 6675 counts a duplicate only if it brings new SACK information.
+        if !classic_duplicate || (rfc6675 && !new_sack_info) {
+            return;
+        }
+        s.count_dupack();
+        let may_enter =
+            s.cfg.fast_retransmit && self.recovery_point.is_none_or(|point| s.snd_una >= point);
+        let lost_first = rfc6675 && self.is_lost(s, s.snd_una);
+        if may_enter && (s.dupacks >= s.cfg.dupthresh || lost_first) {
+            self.enter(s, now);
+        } else if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
+            if rfc6675 {
+                self.pre_recovery_send(s, now);
+            } else if new_sack_info {
+                // RFC 3042 with SACK: only a duplicate with new SACK information releases a segment.
+                super::limited_transmit(s, now);
             }
         }
-        // No window growth while recovering (cwnd was set to ssthresh on entry).
-        s.new_ack(now, ack_seg, !was_recovering);
-        s.sack.scoreboard.update(s.snd_una, blocks);
-        if s.in_fast_recovery {
-            s.stats.partial_acks += 1;
-            s.record(now, TraceKind::PartialAck);
-            set_pipe(s);
-            send_in_recovery(s, now);
-        } else {
-            s.send_much(now);
-        }
-        return;
     }
-    if ack_seg < s.snd_una {
-        return;
-    }
-    let new_sack_info = s.sack.scoreboard.update(s.snd_una, blocks);
-    if s.in_fast_recovery {
-        // (B) Every ACK: update the scoreboard, recompute pipe, send what cwnd allows.
-        set_pipe(s);
-        send_in_recovery(s, now);
-        return;
-    }
-    let rfc6675 = s.cfg.sack_sender == SackSender::Rfc6675;
-    // RFC 6675 counts a duplicate only if it brings new SACK information.
-    if !classic_duplicate || (rfc6675 && !new_sack_info) {
-        return;
-    }
-    s.stats.dupacks_rcvd += 1;
-    s.dupacks += 1;
-    let may_enter =
-        s.cfg.fast_retransmit && s.recovery_point.is_none_or(|point| s.snd_una >= point);
-    let lost_first = rfc6675 && is_lost(s, s.snd_una);
-    if may_enter && (s.dupacks >= s.cfg.dupthresh || lost_first) {
-        enter(s, now);
-    } else if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
-        if rfc6675 {
-            pre_recovery_send(s, now);
-        } else if new_sack_info {
-            // RFC 3042 with SACK: only a duplicate with new SACK information releases a segment.
-            super::limited_transmit(s, now);
+
+    /// RFC 6675 step (3): before recovery, send new data while `cwnd − pipe ≥ 1 SMSS`.
+    fn pre_recovery_send(&mut self, s: &mut SenderCore, now: SimTime) {
+        self.high_rxt_end = s.snd_una;
+        self.set_pipe(s);
+        while (self.pipe + 1) as f64 <= s.window.cwnd_segments()
+            && s.snd_max < s.end
+            && s.rwnd_allows(s.snd_max)
+        {
+            let seg = s.snd_max;
+            s.output(now, seg, SendCause::Window);
+            s.snd_nxt = s.snd_nxt.max(seg + 1);
+            self.pipe += 1;
+            s.limited_transmit_outstanding += 1;
+            s.stats.limited_transmit_sends += 1;
         }
     }
-}
 
-/// RFC 6675 step (3): before recovery, send new data while `cwnd − pipe ≥ 1 SMSS`.
-fn pre_recovery_send(s: &mut TcpSender, now: SimTime) {
-    s.sack.high_rxt_end = s.snd_una;
-    set_pipe(s);
-    while (s.sack.pipe + 1) as f64 <= s.window.cwnd_segments()
-        && s.snd_max < s.end
-        && s.rwnd_allows(s.snd_max)
-    {
-        let seg = s.snd_max;
-        s.output(now, seg, SendCause::Window);
-        s.snd_nxt = s.snd_nxt.max(seg + 1);
-        s.sack.pipe += 1;
-        s.limited_transmit_outstanding += 1;
-        s.stats.limited_transmit_sends += 1;
-    }
-}
-
-/// Step (4): fast retransmit and entry into loss recovery.
-fn enter(s: &mut TcpSender, now: SimTime) {
-    s.recovery_point = Some(s.snd_max);
-    // FlightSize without the segments step (3) sent (RFC 5681 §3.2 note 4).
-    let flight = s.flight_size();
-    // After an ECN response in this window the repair goes ahead without a second cut.
-    if !marks::cut_this_window(s) {
-        s.stats.cwnd_cuts += 1;
-        s.window.set_half_flight(flight);
-    }
-    s.last_cwnd_action = CwndAction::DupAck;
-    s.recover = s.maxseq();
-    s.stats.fast_retransmits += 1;
-    s.stats.fast_recoveries += 1;
-    s.in_fast_recovery = true;
-    s.cancel_rtt_timing();
-    let first = s.snd_una;
-    s.output(now, first, SendCause::FastRetransmit);
-    s.sack.high_rxt_end = first + 1;
-    s.sack.rescue_rxt_end = first + 1;
-    s.record(now, TraceKind::FastRetransmit);
-    set_pipe(s);
-    send_in_recovery(s, now);
-}
-
-/// `IsLost(seg)`: at least `dupthresh` SACKed segments lie above it.
-fn is_lost(s: &TcpSender, seg: u64) -> bool {
-    s.sack.scoreboard.sacked_from(seg + 1) >= s.cfg.dupthresh
-}
-
-/// `SetPipe()`: every unSACKed outstanding segment counts once unless lost, and once more if
-/// it was retransmitted in this recovery (below `HighRxt`).
-fn set_pipe(s: &mut TcpSender) {
-    let sb = &s.sack.scoreboard;
-    let above = sb.sacked_above();
-    let mut pipe = 0i64;
-    for seg in s.snd_una..s.snd_max {
-        if sb.is_sacked(seg) {
-            continue;
+    /// Step (4): fast retransmit and entry into loss recovery.
+    fn enter(&mut self, s: &mut SenderCore, now: SimTime) {
+        self.recovery_point = Some(s.snd_max);
+        // FlightSize without the segments step (3) sent (RFC 5681 §3.2 note 4).
+        let flight = s.flight_size();
+        // After an ECN response in this window the repair goes ahead without a second cut.
+        if !s.ecn_cut_this_window() {
+            s.stats.cwnd_cuts += 1;
+            let base = CutBase::Flight { segments: flight };
+            s.controller.on_congestion(&mut s.window, now, base);
+            s.window.set_ssthresh_plus(0);
         }
-        let i = (seg - sb.first()) as usize;
-        if above.get(i).is_none_or(|&n| n < s.cfg.dupthresh) {
-            pipe += 1;
-        }
-        if seg < s.sack.high_rxt_end {
-            pipe += 1;
-        }
+        s.last_cwnd_action = CwndAction::DupAck;
+        s.recover = s.maxseq();
+        s.stats.fast_retransmits += 1;
+        s.stats.fast_recoveries += 1;
+        s.enter_recovery();
+        s.cancel_rtt_timing();
+        let first = s.snd_una;
+        s.output(now, first, SendCause::FastRetransmit);
+        self.high_rxt_end = first + 1;
+        self.rescue_rxt_end = first + 1;
+        s.record(now, TraceKind::FastRetransmit);
+        self.set_pipe(s);
+        self.send_in_recovery(s, now);
     }
-    s.sack.pipe = pipe;
-}
 
-/// Step (C): while `cwnd − pipe ≥ 1 SMSS`, send what `NextSeg()` returns.
-fn send_in_recovery(s: &mut TcpSender, now: SimTime) {
-    let mut sent = 0;
-    while (s.sack.pipe + 1) as f64 <= s.window.cwnd_segments() {
-        let Some((seg, cause)) = next_seg(s) else {
-            break;
-        };
-        s.output(now, seg, cause);
-        s.snd_nxt = s.snd_nxt.max(seg + 1);
-        s.sack.scoreboard.extend_to(s.snd_una, s.snd_max);
-        s.sack.pipe += 1;
-        sent += 1;
-        if s.cfg.max_burst > 0 && sent == s.cfg.max_burst {
-            break;
+    /// `IsLost(seg)`: at least `dupthresh` SACKed segments lie above it.
+    fn is_lost(&self, s: &SenderCore, seg: u64) -> bool {
+        self.scoreboard.sacked_from(seg + 1) >= s.cfg.dupthresh
+    }
+
+    /// `SetPipe()`: every unSACKed outstanding segment counts once unless lost, and once more if
+    /// it was retransmitted in this recovery (below `HighRxt`).
+    fn set_pipe(&mut self, s: &mut SenderCore) {
+        let sb = &self.scoreboard;
+        let above = sb.sacked_above();
+        let mut pipe = 0i64;
+        for seg in s.snd_una..s.snd_max {
+            if sb.is_sacked(seg) {
+                continue;
+            }
+            let i = (seg - sb.first()) as usize;
+            if above.get(i).is_none_or(|&n| n < s.cfg.dupthresh) {
+                pipe += 1;
+            }
+            if seg < self.high_rxt_end {
+                pipe += 1;
+            }
+        }
+        self.pipe = pipe;
+    }
+
+    /// Step (C): while `cwnd − pipe ≥ 1 SMSS`, send what `NextSeg()` returns.
+    fn send_in_recovery(&mut self, s: &mut SenderCore, now: SimTime) {
+        let mut sent = 0;
+        while (self.pipe + 1) as f64 <= s.window.cwnd_segments() {
+            let Some((seg, cause)) = self.next_seg(s) else {
+                break;
+            };
+            s.output(now, seg, cause);
+            s.snd_nxt = s.snd_nxt.max(seg + 1);
+            self.scoreboard.extend_to(s.snd_una, s.snd_max);
+            self.pipe += 1;
+            sent += 1;
+            if s.cfg.max_burst > 0 && sent == s.cfg.max_burst {
+                break;
+            }
         }
     }
-}
 
-/// `NextSeg()` (RFC 6675 §4), updating `HighRxt` and `RescueRxt` for what it returns.
-fn next_seg(s: &mut TcpSender) -> Option<(u64, SendCause)> {
-    let sb = &s.sack.scoreboard;
-    let sacked_end = sb.sacked_end().unwrap_or(s.snd_una);
-    let from = s.sack.high_rxt_end.max(s.snd_una);
-    let hole = (from..sacked_end).find(|&seg| !sb.is_sacked(seg));
-    // (1) The lowest unSACKed segment above HighRxt that IsLost.
-    if let Some(seg) = hole.filter(|&seg| is_lost(s, seg)) {
-        s.sack.high_rxt_end = seg + 1;
-        return Some((seg, SendCause::SackHole));
-    }
-    // (2) New data, if the application has some and the receiver window allows.
-    if s.snd_max < s.end && s.rwnd_allows(s.snd_max) {
-        return Some((s.snd_max, SendCause::Window));
-    }
-    // (3) The lowest unSACKed segment above HighRxt, lost or not.
-    if let Some(seg) = hole {
-        s.sack.high_rxt_end = seg + 1;
-        return Some((seg, SendCause::SackHole));
-    }
-    // (4) RFC 6675 rescue: once per recovery, the highest unSACKed outstanding segment.
-    if s.cfg.sack_sender == SackSender::Rfc6675 && s.snd_una >= s.sack.rescue_rxt_end {
-        let seg = (s.snd_una..s.snd_max)
-            .rev()
-            .find(|&seg| !s.sack.scoreboard.is_sacked(seg))?;
-        s.sack.rescue_rxt_end = s.recovery_point.unwrap_or(s.snd_max);
-        return Some((seg, SendCause::Rescue));
-    }
-    None
-}
-
-/// The send loop outside recovery: the ordinary window rule, skipping SACKed segments, which
-/// are not in flight and do not count against cwnd (after a timeout the go-back-N resend need
-/// not repeat what the receiver holds, RFC 6675 §5.1).
-pub(super) fn send_loop(s: &mut TcpSender, now: SimTime, burst: u32) {
-    if s.in_fast_recovery {
-        send_in_recovery(s, now);
-        return;
-    }
-    let mut sent = 0;
-    let mut skipped = s.sack.scoreboard.sacked_between(s.snd_una, s.snd_nxt);
-    while s.snd_nxt < s.end && s.window_allows_beyond(s.snd_nxt, skipped) {
-        let seg = s.snd_nxt;
-        s.snd_nxt += 1;
-        if s.sack.scoreboard.is_sacked(seg) {
-            skipped += 1;
-            continue;
+    /// `NextSeg()` (RFC 6675 §4), updating `HighRxt` and `RescueRxt` for what it returns.
+    fn next_seg(&mut self, s: &SenderCore) -> Option<(u64, SendCause)> {
+        let sb = &self.scoreboard;
+        let sacked_end = sb.sacked_end().unwrap_or(s.snd_una);
+        let from = self.high_rxt_end.max(s.snd_una);
+        let hole = (from..sacked_end).find(|&seg| !sb.is_sacked(seg));
+        // (1) The lowest unSACKed segment above HighRxt that IsLost.
+        if let Some(seg) = hole.filter(|&seg| self.is_lost(s, seg)) {
+            self.high_rxt_end = seg + 1;
+            return Some((seg, SendCause::SackHole));
         }
-        s.output(now, seg, SendCause::Window);
-        sent += 1;
-        if burst > 0 && sent == burst {
-            break;
+        // (2) New data, if the application has some and the receiver window allows.
+        if s.snd_max < s.end && s.rwnd_allows(s.snd_max) {
+            return Some((s.snd_max, SendCause::Window));
+        }
+        // (3) The lowest unSACKed segment above HighRxt, lost or not.
+        if let Some(seg) = hole {
+            self.high_rxt_end = seg + 1;
+            return Some((seg, SendCause::SackHole));
+        }
+        // (4) RFC 6675 rescue: once per recovery, the highest unSACKed outstanding segment.
+        if s.cfg.sack_sender == SackSender::Rfc6675 && s.snd_una >= self.rescue_rxt_end {
+            let seg = (s.snd_una..s.snd_max)
+                .rev()
+                .find(|&seg| !self.scoreboard.is_sacked(seg))?;
+            self.rescue_rxt_end = self.recovery_point.unwrap_or(s.snd_max);
+            return Some((seg, SendCause::Rescue));
+        }
+        None
+    }
+
+    /// The send loop outside recovery: the ordinary window rule, skipping SACKed segments, which
+    /// are not in flight and do not count against cwnd (after a timeout the go-back-N resend need
+    /// not repeat what the receiver holds, RFC 6675 §5.1).
+    pub(crate) fn send_loop(&mut self, s: &mut SenderCore, now: SimTime, burst: u32) {
+        if s.in_recovery() {
+            self.send_in_recovery(s, now);
+            return;
+        }
+        let mut sent = 0;
+        let mut skipped = self.scoreboard.sacked_between(s.snd_una, s.snd_nxt);
+        while s.snd_nxt < s.end && s.window_allows_beyond(s.snd_nxt, skipped, 0) {
+            let seg = s.snd_nxt;
+            s.snd_nxt += 1;
+            if self.scoreboard.is_sacked(seg) {
+                skipped += 1;
+                continue;
+            }
+            s.output(now, seg, SendCause::Window);
+            sent += 1;
+            if burst > 0 && sent == burst {
+                break;
+            }
         }
     }
-}
 
-/// Before the common timeout action: recovery ends, RecoveryPoint moves to everything sent,
-/// and the scoreboard is kept unless `sack_clear_on_rto`.
-pub(super) fn on_timeout(s: &mut TcpSender) {
-    if s.cfg.sack_clear_on_rto {
-        s.sack.scoreboard.clear();
+    /// Before the common timeout action: recovery ends, RecoveryPoint moves to everything sent,
+    /// and the scoreboard is kept unless `sack_clear_on_rto`.
+    pub(crate) fn on_timeout(&mut self, s: &mut SenderCore) {
+        if s.cfg.sack_clear_on_rto {
+            self.scoreboard.clear();
+        }
+        self.recovery_point = Some(s.snd_max);
+        s.limited_transmit_outstanding = 0;
+        self.high_rxt_end = s.snd_una;
+        s.leave_recovery();
+        s.dupacks = 0;
     }
-    s.recovery_point = Some(s.snd_max);
-    s.limited_transmit_outstanding = 0;
-    s.sack.high_rxt_end = s.snd_una;
-    s.in_fast_recovery = false;
-    s.dupacks = 0;
 }
 
 #[cfg(test)]
@@ -234,132 +259,133 @@ mod tests {
     use super::*;
     use crate::config::{Profile, Variant};
     use congsim_core::time::SimDuration;
-    use congsim_core::wire::TcpHeader;
 
     /// A packet-numbered RFC 6675 sender with segments 7..=14 outstanding and cwnd 8.
-    fn sender_with_7_to_14_out(rwnd: u64) -> TcpSender {
+    fn sender_with_7_to_14_out(rwnd: u64) -> (SenderCore, Rfc6675) {
         let cfg = crate::SenderConfig {
             rwnd,
             sack_sender: SackSender::Rfc6675,
             ..Profile::Ns2_2000.sender(Variant::Sack)
         };
-        let mut s = TcpSender::new(cfg, SimDuration::ZERO);
-        s.start(SimTime::ZERO, None);
+        let mut s = SenderCore::new(cfg, SimDuration::ZERO);
+        let mut r = Rfc6675::default();
+        s.start(None);
+        let burst = s.cfg.max_burst;
+        r.send_loop(&mut s, SimTime::ZERO, burst);
         for k in 1..=7 {
-            s.on_ack(SimTime::from_millis(k), &TcpHeader::ack(k, 0));
+            r.on_ack(
+                &mut s,
+                SimTime::from_millis(k),
+                k,
+                &SackBlocks::EMPTY,
+                false,
+            );
         }
         assert_eq!((s.snd_una, s.snd_max), (7, 15));
-        s
+        (s, r)
     }
 
     /// Segments 9, 11 and 12 SACKed; 7 retransmitted in this recovery.
-    fn hand_built_board(s: &mut TcpSender) {
-        s.sack.scoreboard.extend_to(7, 15);
-        s.sack.scoreboard.update(7, [(9, 10), (11, 13)].into_iter());
-        s.sack.high_rxt_end = 8;
-        s.sack.rescue_rxt_end = 8;
-        s.recovery_point = Some(15);
+    fn hand_built_board(r: &mut Rfc6675) {
+        r.scoreboard.extend_to(7, 15);
+        r.scoreboard.update(7, [(9, 10), (11, 13)].into_iter());
+        r.high_rxt_end = 8;
+        r.rescue_rxt_end = 8;
+        r.recovery_point = Some(15);
     }
 
     #[test]
     fn is_lost_needs_dupthresh_sacked_segments_above() {
-        let mut s = sender_with_7_to_14_out(100);
-        hand_built_board(&mut s);
-        assert!(is_lost(&s, 7) && is_lost(&s, 8), "three SACKed above");
-        assert!(!is_lost(&s, 10), "only 11 and 12 above");
-        assert!(!is_lost(&s, 13) && !is_lost(&s, 14));
+        let (s, mut r) = sender_with_7_to_14_out(100);
+        hand_built_board(&mut r);
+        assert!(r.is_lost(&s, 7) && r.is_lost(&s, 8), "three SACKed above");
+        assert!(!r.is_lost(&s, 10), "only 11 and 12 above");
+        assert!(!r.is_lost(&s, 13) && !r.is_lost(&s, 14));
     }
 
     #[test]
     fn set_pipe_counts_unsacked_not_lost_and_retransmitted() {
-        let mut s = sender_with_7_to_14_out(100);
-        hand_built_board(&mut s);
-        set_pipe(&mut s);
+        let (mut s, mut r) = sender_with_7_to_14_out(100);
+        hand_built_board(&mut r);
+        r.set_pipe(&mut s);
         // 7: lost but retransmitted (1); 8: lost (0); 10, 13, 14: in flight (3).
-        assert_eq!(s.sack.pipe, 4);
+        assert_eq!(r.pipe, 4);
     }
 
     #[test]
     fn next_seg_rules_in_order() {
-        let mut s = sender_with_7_to_14_out(100);
-        hand_built_board(&mut s);
+        let (s, mut r) = sender_with_7_to_14_out(100);
+        hand_built_board(&mut r);
         // (1) the lost hole above HighRxt.
-        assert_eq!(next_seg(&mut s), Some((8, SendCause::SackHole)));
-        assert_eq!(s.sack.high_rxt_end, 9);
+        assert_eq!(r.next_seg(&s), Some((8, SendCause::SackHole)));
+        assert_eq!(r.high_rxt_end, 9);
         // 10 is a hole but not lost: (2) new data comes first.
-        assert_eq!(next_seg(&mut s), Some((15, SendCause::Window)));
+        assert_eq!(r.next_seg(&s), Some((15, SendCause::Window)));
 
         // With the receiver window closed, (3) the hole that is not known lost.
-        let mut s = sender_with_7_to_14_out(8);
-        hand_built_board(&mut s);
-        s.sack.high_rxt_end = 9;
-        assert_eq!(next_seg(&mut s), Some((10, SendCause::SackHole)));
+        let (s, mut r) = sender_with_7_to_14_out(8);
+        hand_built_board(&mut r);
+        r.high_rxt_end = 9;
+        assert_eq!(r.next_seg(&s), Some((10, SendCause::SackHole)));
         // Nothing left below the highest SACK: (4) the rescue, the highest unSACKed segment,
         // only once the cumulative ACK has passed RescueRxt, and once per recovery.
-        assert_eq!(
-            next_seg(&mut s),
-            None,
-            "HighACK 7 has not passed RescueRxt 8"
-        );
-        s.sack.rescue_rxt_end = 7;
-        assert_eq!(next_seg(&mut s), Some((14, SendCause::Rescue)));
-        assert_eq!(s.sack.rescue_rxt_end, 15);
-        assert_eq!(next_seg(&mut s), None);
+        assert_eq!(r.next_seg(&s), None, "HighACK 7 has not passed RescueRxt 8");
+        r.rescue_rxt_end = 7;
+        assert_eq!(r.next_seg(&s), Some((14, SendCause::Rescue)));
+        assert_eq!(r.rescue_rxt_end, 15);
+        assert_eq!(r.next_seg(&s), None);
 
         // RFC 3517 has no rescue.
-        let mut s = sender_with_7_to_14_out(8);
+        let (mut s, mut r) = sender_with_7_to_14_out(8);
         s.cfg.sack_sender = SackSender::Rfc3517;
-        hand_built_board(&mut s);
-        s.sack.high_rxt_end = 13;
-        s.sack.rescue_rxt_end = 7;
-        assert_eq!(next_seg(&mut s), None);
+        hand_built_board(&mut r);
+        r.high_rxt_end = 13;
+        r.rescue_rxt_end = 7;
+        assert_eq!(r.next_seg(&s), None);
     }
 
     #[test]
     fn entry_halves_the_flight_and_fills_the_window() {
-        let mut s = sender_with_7_to_14_out(100);
+        let (mut s, mut r) = sender_with_7_to_14_out(100);
         let t = SimTime::from_millis(20);
-        let mut out = Vec::new();
-        s.drain_transmit(&mut out);
+        s.outbox.clear();
         // 7 is lost; the receiver SACKs 8, 9, 10 one by one. RFC 6675 counts each as a
         // duplicate; the third enters recovery (so would IsLost(7)).
         for right in 9..=11 {
-            let mut ack = TcpHeader::ack(7, 0);
-            ack.sack.push(7, 8, right);
-            s.on_ack(t, &ack);
+            let mut sack = SackBlocks::EMPTY;
+            sack.push(7, 8, right);
+            r.on_ack(&mut s, t, 7, &sack, true);
         }
-        assert!(s.in_fast_recovery());
-        assert_eq!(s.ssthresh_segments(), 4.0, "FlightSize 8 / 2");
-        assert_eq!(s.cwnd_segments(), 4.0);
-        out.clear();
-        s.drain_transmit(&mut out);
-        let sent: Vec<(u64, bool)> = out
+        assert!(s.in_recovery());
+        assert_eq!(s.window.ssthresh_segments(), 4.0, "FlightSize 8 / 2");
+        assert_eq!(s.window.cwnd_segments(), 4.0);
+        let sent: Vec<(u64, bool)> = s
+            .outbox
             .iter()
             .map(|seg| (seg.header.seq, seg.retransmission))
             .collect();
         // 7 resent; pipe = 7 (retransmitted, lost: 1) + 11..14 (4) = 5 > cwnd: nothing more.
         assert_eq!(sent, [(7, true)]);
-        assert_eq!(s.sack.pipe, 5);
+        assert_eq!(r.pipe, 5);
     }
 
     #[test]
     fn after_a_timeout_go_back_n_skips_sacked_segments_unless_told_to_forget() {
         for clear in [false, true] {
-            let mut s = sender_with_7_to_14_out(100);
+            let (mut s, mut r) = sender_with_7_to_14_out(100);
             s.cfg.sack_clear_on_rto = clear;
-            hand_built_board(&mut s);
-            let mut out = Vec::new();
-            s.drain_transmit(&mut out);
-            s.on_timeout(SimTime::from_secs(10));
-            out.clear();
-            s.drain_transmit(&mut out);
+            hand_built_board(&mut r);
+            s.outbox.clear();
+            let cause = s.timeout_cause();
+            r.on_timeout(&mut s);
+            s.timeout(SimTime::from_secs(10), cause);
+            let burst = s.cfg.max_burst;
+            r.send_loop(&mut s, SimTime::from_secs(10), burst);
             // cwnd 1 after the timeout: the first segment only, then one more per ACK.
-            assert_eq!(out.len(), 1);
-            assert_eq!(out[0].header.seq, 7);
-            s.on_ack(SimTime::from_secs(11), &TcpHeader::ack(8, 0));
-            out.clear();
-            s.drain_transmit(&mut out);
-            let resent: Vec<u64> = out.iter().map(|seg| seg.header.seq).collect();
+            let resent: Vec<u64> = s.outbox.drain(..).map(|seg| seg.header.seq).collect();
+            assert_eq!(resent, [7]);
+            r.on_ack(&mut s, SimTime::from_secs(11), 8, &SackBlocks::EMPTY, false);
+            let resent: Vec<u64> = s.outbox.drain(..).map(|seg| seg.header.seq).collect();
             // cwnd 2 from 8: 8 and 9; with the board kept 9 is SACKed, skipped, and does not
             // count against cwnd, so 10 goes instead.
             let expected: &[u64] = if clear { &[8, 9] } else { &[8, 10] };

@@ -478,6 +478,15 @@ pub enum VariantName {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+pub enum CongestionControlName {
+    /// The profile's additive increase and halving (ns-2 `opencwnd()`, 4.4BSD, RFC 5681).
+    Aimd,
+    /// CUBIC, RFC 9438 (β = 0.7, C = 0.4, fast convergence, Reno-friendly region).
+    Cubic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum SackSenderName {
     /// ns-2 `Agent/TCP/Sack1` (packet-numbered profiles; their default).
     Ns2Sack1,
@@ -550,6 +559,10 @@ pub enum RenoFlavourName {
 pub struct TcpSpec {
     /// Loss-recovery variant (default `reno`).
     pub variant: Option<VariantName>,
+    /// How the window grows and how far a congestion event cuts it: `aimd` (default: the
+    /// profile's own rule, the seeds' TCPs) or `cubic` (RFC 9438). Loss recovery is the
+    /// variant's either way.
+    pub congestion_control: Option<CongestionControlName>,
     /// Preset bundle of switches (default `ns2_2000`).
     pub profile: Option<ProfileName>,
     /// Data size per segment: ns-2 `packetSize_`, or the BSD MSS.

@@ -201,6 +201,12 @@ pub(super) fn resolve_tcp(
             ));
         }
     }
+    if let Some((cc, _)) = pick!(congestion_control) {
+        s.congestion_control = match cc {
+            CongestionControlName::Aimd => CongestionControl::Aimd,
+            CongestionControlName::Cubic => CongestionControl::Cubic,
+        };
+    }
     if let Some((on, _)) = pick!(reno_ca_extra) {
         s.reno_ca_extra = on;
     }

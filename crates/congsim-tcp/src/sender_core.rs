@@ -1,0 +1,616 @@
+//! The part of a sender every loss-recovery algorithm shares (spec `tcp.md` §3): sequence
+//! state, the send primitive, the retransmit timer, RTT timing, the congestion window and the
+//! counters. A recovery algorithm (`crate::recovery`) sees this and its own state, nothing else;
+//! the sender (`crate::sender`) owns one of each and routes events between them.
+//!
+//! Internally every sequence is a *segment index* (0, 1, 2, …); the wire carries packet
+//! numbers (packet mode) or byte numbers (byte mode, segment `i` starting at byte `i · MSS`).
+
+use crate::Segment;
+use crate::config::{MarkResponse, SenderConfig, SeqMode, TimerMode};
+use crate::congestion::{CongestionOps, Controller, CutBase};
+use crate::rtt::RttEstimator;
+use crate::stats::{SenderStats, TraceEvent, TraceKind};
+use crate::window::CongestionWindow;
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::wire::{SackBlocks, TcpFlags, TcpHeader};
+
+/// Size of the ns-2 connection-opening packet (`tcpip_base_hdr_size_`).
+const SYN_BYTES: u32 = 40;
+
+/// ns-2 `last_cwnd_action_`: what last changed the window, which the ECN response and ns-2's
+/// recovery consult.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndAction {
+    None,
+    DupAck,
+    Timeout,
+    Exited,
+    /// An ECN response cut the window.
+    Ecn,
+}
+
+/// Where the sender stands with respect to loss (the states of Linux's `tcp_ca_state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// No loss suspected.
+    Open,
+    /// Duplicate ACKs have come, fewer than recovery needs (or the variant declined it).
+    Disorder,
+    /// Fast recovery: a fast retransmit repaired a loss and the window it belongs to is not yet
+    /// acknowledged.
+    Recovery,
+    /// The retransmit timer expired and the data outstanding then is not yet all acknowledged.
+    Loss,
+}
+
+/// Why a segment was (re)sent, for `retx_by_cause`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendCause {
+    /// The send loop (new data, or go-back-N resends after a timeout or a Tahoe fast
+    /// retransmit).
+    Window,
+    /// A fast retransmission of the first unacknowledged segment.
+    FastRetransmit,
+    /// NewReno: the retransmission a partial ACK triggers.
+    PartialAck,
+    /// SACK: a hole the scoreboard chose.
+    SackHole,
+    /// RFC 6675 rescue retransmission (`NextSeg()` rule 4).
+    Rescue,
+}
+
+pub(crate) struct SenderCore {
+    pub(crate) cfg: SenderConfig,
+    pub(crate) window: CongestionWindow,
+    /// How the window grows and how far a congestion event cuts it.
+    pub(crate) controller: Controller,
+    pub(crate) rtt: RttEstimator,
+    /// First unacknowledged segment.
+    pub(crate) snd_una: u64,
+    /// Next segment the send loop sends (ns-2 `t_seqno_`).
+    pub(crate) snd_nxt: u64,
+    /// One past the highest segment ever sent (ns-2 `maxseq_ + 1`).
+    pub(crate) snd_max: u64,
+    /// One past the last segment the application has supplied (`u64::MAX`: infinite source).
+    pub(crate) end: u64,
+    /// Application bytes of a finite transfer (for the short last segment in byte mode).
+    transfer_bytes: Option<u64>,
+    /// Receiver window: packets (packet mode) or bytes (byte mode).
+    pub(crate) rwnd: u64,
+    pub(crate) dupacks: u32,
+    /// ns-2 `recover_`, as a packet number (−1 style values allowed).
+    pub(crate) recover: i64,
+    pub(crate) last_cwnd_action: CwndAction,
+    ca_state: CaState,
+    /// `snd_max` when the last timeout fired: `CaState::Loss` lasts until it is acknowledged.
+    loss_end: u64,
+    // RTT timing (one segment at a time, Karn).
+    rtt_active: bool,
+    rtt_seg: u64,
+    rtt_sent_at: SimTime,
+    /// BSD `t_rtt`: ticks since timing started, counting from 1.
+    rtt_ticks: i64,
+    /// Phase of this host's ns-2 tick clock (`boot_time_`).
+    boot_phase: SimDuration,
+    // Retransmit timer.
+    rto_deadline: Option<SimTime>,
+    rto_countdown: u32,
+    pub(crate) outbox: Vec<Segment>,
+    pub(crate) stats: SenderStats,
+    pub(crate) completed_at: Option<SimTime>,
+    pub(crate) started: bool,
+    /// Congestion events, when tracing is on (off by default: it costs memory).
+    pub(crate) trace: Option<Vec<TraceEvent>>,
+    /// A fast retransmit happened and no new ACK has arrived since (the next one is traced as
+    /// the end of its recovery).
+    awaiting_recovery_exit: bool,
+    /// Segments Limited Transmit sent since the last new ACK: RFC 5681 keeps them out of the
+    /// FlightSize that sets ssthresh.
+    pub(crate) limited_transmit_outstanding: u64,
+    /// `snd_max` at the last fast retransmit, and `snd_una` at the last timeout: what a
+    /// timeout's cause is told from (`SenderStats::timeouts_*`).
+    fast_retransmit_high: u64,
+    snd_una_at_timeout: Option<u64>,
+    /// Set CWR on the next new data segment (after a response to a mark).
+    pub(crate) cwr_pending: bool,
+    /// The ACK being processed echoes a mark this sender answers: it does not open the window.
+    pub(crate) echo_on_this_ack: bool,
+}
+
+impl SenderCore {
+    pub(crate) fn new(cfg: SenderConfig, boot_phase: SimDuration) -> Self {
+        let window = CongestionWindow::new(&cfg);
+        let rtt = RttEstimator::new(cfg.tick, cfg.initial_rto, cfg.rto_bounds);
+        Self {
+            rwnd: cfg.rwnd,
+            window,
+            controller: Controller::new(cfg.congestion_control),
+            rtt,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            end: 0,
+            transfer_bytes: None,
+            dupacks: 0,
+            recover: 0,
+            last_cwnd_action: CwndAction::None,
+            ca_state: CaState::Open,
+            loss_end: 0,
+            rtt_active: false,
+            rtt_seg: 0,
+            rtt_sent_at: SimTime::ZERO,
+            rtt_ticks: 0,
+            boot_phase,
+            rto_deadline: None,
+            rto_countdown: 0,
+            outbox: Vec::new(),
+            stats: SenderStats {
+                rtt_min_s: f64::INFINITY,
+                ..SenderStats::default()
+            },
+            completed_at: None,
+            started: false,
+            trace: None,
+            awaiting_recovery_exit: false,
+            limited_transmit_outstanding: 0,
+            fast_retransmit_high: 0,
+            snd_una_at_timeout: None,
+            cwr_pending: false,
+            echo_on_this_ack: false,
+            cfg,
+        }
+    }
+
+    // ---- loss state -------------------------------------------------------------------------
+
+    pub(crate) fn ca_state(&self) -> CaState {
+        self.ca_state
+    }
+
+    pub(crate) fn in_recovery(&self) -> bool {
+        self.ca_state == CaState::Recovery
+    }
+
+    pub(crate) fn enter_recovery(&mut self) {
+        self.ca_state = CaState::Recovery;
+    }
+
+    /// Fast recovery ends (or never began): back to `Open`.
+    pub(crate) fn leave_recovery(&mut self) {
+        if self.ca_state == CaState::Recovery {
+            self.ca_state = CaState::Open;
+        }
+    }
+
+    /// A duplicate ACK counts towards a fast retransmit.
+    pub(crate) fn count_dupack(&mut self) {
+        self.stats.dupacks_rcvd += 1;
+        self.dupacks += 1;
+        if self.ca_state == CaState::Open {
+            self.ca_state = CaState::Disorder;
+        }
+    }
+
+    /// A non-duplicate ACK for the same data (BSD: the window changed) restarts the count.
+    pub(crate) fn reset_dupacks(&mut self) {
+        self.dupacks = 0;
+        if self.ca_state == CaState::Disorder {
+            self.ca_state = CaState::Open;
+        }
+    }
+
+    /// `true` while the current window of data has already been cut by an ECN response: a
+    /// fast retransmit then repairs the loss without cutting again, and a timeout sets cwnd to
+    /// one segment without touching ssthresh (spec §4.6).
+    pub(crate) fn ecn_cut_this_window(&self) -> bool {
+        self.last_cwnd_action == CwndAction::Ecn && self.highest_ack() <= self.recover
+    }
+
+    // ---- sequence arithmetic ----------------------------------------------------------------
+
+    /// Segments (not counting the ns-2 opening packet) that the transfer consists of.
+    fn first_data_segment(&self) -> u64 {
+        u64::from(self.cfg.syn)
+    }
+
+    /// The application starts: `bytes` to send, or an infinite source.
+    pub(crate) fn start(&mut self, bytes: Option<u64>) {
+        let mss = u64::from(self.cfg.mss);
+        self.transfer_bytes = bytes;
+        self.end = match bytes {
+            // ns-2 sends ceil(S / size) full-size packets; BSD sends a short last segment.
+            Some(b) => self.first_data_segment() + b.div_ceil(mss),
+            None => u64::MAX,
+        };
+        self.started = true;
+    }
+
+    pub(crate) fn payload_of(&self, seg: u64) -> u32 {
+        if self.cfg.syn && seg == 0 {
+            return 0;
+        }
+        match (self.cfg.seq_mode, self.transfer_bytes) {
+            (SeqMode::Bytes, Some(total)) => {
+                let start = seg * u64::from(self.cfg.mss);
+                (total.saturating_sub(start)).min(u64::from(self.cfg.mss)) as u32
+            }
+            _ => self.cfg.mss,
+        }
+    }
+
+    fn wire_seq(&self, seg: u64) -> u64 {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => seg,
+            SeqMode::Bytes => seg * u64::from(self.cfg.mss),
+        }
+    }
+
+    pub(crate) fn ack_to_segments(&self, ack: u64) -> u64 {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => ack,
+            SeqMode::Bytes => ack.div_ceil(u64::from(self.cfg.mss)),
+        }
+    }
+
+    /// Highest packet number cumulatively ACKed (ns-2 `highest_ack_`).
+    pub(crate) fn highest_ack(&self) -> i64 {
+        self.snd_una as i64 - 1
+    }
+    /// Highest packet number sent (ns-2 `maxseq_`).
+    pub(crate) fn maxseq(&self) -> i64 {
+        self.snd_max as i64 - 1
+    }
+
+    /// The receiver window alone admits segment `seg`.
+    pub(crate) fn rwnd_allows(&self, seg: u64) -> bool {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => seg < self.snd_una + self.rwnd,
+            SeqMode::Bytes => {
+                let mss = u64::from(self.cfg.mss);
+                seg * mss + u64::from(self.payload_of(seg)) - self.snd_una * mss <= self.rwnd
+            }
+        }
+    }
+
+    /// The window admits segment `seg` when `skipped` segments below it (SACKed ones, which
+    /// are not in flight) do not count, with `extra_packets` added to a packet-mode window
+    /// (ns-2 Reno's `dupwnd`). The receiver window still counts the skipped segments.
+    pub(crate) fn window_allows_beyond(&self, seg: u64, skipped: u64, extra_packets: u64) -> bool {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => {
+                let cwnd_limit =
+                    self.snd_una + self.window.usable(u64::MAX, extra_packets) + skipped;
+                seg < cwnd_limit.min(self.snd_una + self.rwnd)
+            }
+            SeqMode::Bytes => {
+                let mss = u64::from(self.cfg.mss);
+                let span = seg * mss + u64::from(self.payload_of(seg)) - self.snd_una * mss;
+                span <= self.rwnd && span <= self.window.usable(u64::MAX, 0) + skipped * mss
+            }
+        }
+    }
+
+    /// The plain send loop (spec §3.2): new segments while the window allows, at most `burst`
+    /// (0: unlimited).
+    pub(crate) fn send_window(&mut self, now: SimTime, burst: u32, extra_packets: u64) {
+        let mut sent = 0;
+        while self.snd_nxt < self.end && self.window_allows_beyond(self.snd_nxt, 0, extra_packets) {
+            self.output(now, self.snd_nxt, SendCause::Window);
+            self.snd_nxt += 1;
+            sent += 1;
+            if burst > 0 && sent == burst {
+                break;
+            }
+        }
+    }
+
+    /// Transmits segment `seg` (ns-2 `output()`).
+    pub(crate) fn output(&mut self, now: SimTime, seg: u64, cause: SendCause) {
+        let payload = self.payload_of(seg);
+        let is_syn = self.cfg.syn && seg == 0;
+        let wire_bytes = if is_syn {
+            SYN_BYTES
+        } else {
+            payload + self.cfg.header_bytes
+        };
+        let nothing_outstanding = self.snd_una == self.snd_max;
+        let is_retransmission = seg < self.snd_max;
+        self.stats.data_pkts_sent += 1;
+        self.stats.data_bytes_sent += u64::from(payload);
+        self.stats.cwnd_sum_at_sends += self.window.cwnd_segments();
+        if is_retransmission {
+            self.stats.retx_pkts += 1;
+            self.stats.retx_bytes += u64::from(payload);
+            match cause {
+                SendCause::Window => self.stats.retx_go_back_n += 1,
+                SendCause::FastRetransmit => self.stats.retx_fast += 1,
+                SendCause::PartialAck => self.stats.retx_partial_ack += 1,
+                SendCause::SackHole => self.stats.retx_sack_hole += 1,
+                SendCause::Rescue => self.stats.retx_rescue += 1,
+            }
+        } else {
+            self.snd_max = seg + 1;
+            if !self.rtt_active {
+                self.rtt_active = true;
+                self.rtt_seg = seg;
+                self.rtt_sent_at = now;
+                self.rtt_ticks = 1;
+            }
+        }
+        // RFC 3168: only new data is ECN-capable, and CWR rides on the first new segment after
+        // a window reduction.
+        let ect = self.cfg.mark_response != MarkResponse::Off && !is_retransmission && !is_syn;
+        let cwr = ect && std::mem::take(&mut self.cwr_pending);
+        let header = TcpHeader {
+            seq: self.wire_seq(seg),
+            ack: 0,
+            payload_bytes: payload,
+            window_bytes: 0,
+            flags: TcpFlags {
+                syn: is_syn,
+                cwr,
+                ..TcpFlags::default()
+            },
+            is_data: true,
+            sack: SackBlocks::EMPTY,
+        };
+        self.outbox.push(Segment {
+            header,
+            wire_bytes,
+            retransmission: is_retransmission,
+            ect,
+        });
+        if !self.timer_pending() || nothing_outstanding {
+            self.arm_timer(now);
+        }
+    }
+
+    pub(crate) fn record(&mut self, time: SimTime, kind: TraceKind) {
+        match kind {
+            TraceKind::FastRetransmit => {
+                self.awaiting_recovery_exit = true;
+                self.fast_retransmit_high = self.snd_max;
+            }
+            TraceKind::Timeout | TraceKind::RecoveryExit => self.awaiting_recovery_exit = false,
+            TraceKind::PartialAck | TraceKind::EcnResponse | TraceKind::BcnResponse => {}
+        }
+        let (cwnd, ssthresh) = (self.window.cwnd_segments(), self.window.ssthresh_segments());
+        if let Some(trace) = &mut self.trace {
+            trace.push(TraceEvent {
+                time,
+                kind,
+                cwnd,
+                ssthresh,
+            });
+        }
+    }
+
+    // ---- retransmit timer -------------------------------------------------------------------
+
+    pub(crate) fn timer_pending(&self) -> bool {
+        match self.cfg.timer_mode {
+            TimerMode::Exact => self.rto_deadline.is_some(),
+            TimerMode::Tick => self.rto_countdown > 0,
+        }
+    }
+
+    /// (Re-)arms the retransmit timer with the current RTO, back-off included.
+    pub(crate) fn arm_timer(&mut self, now: SimTime) {
+        match self.cfg.timer_mode {
+            TimerMode::Exact => self.rto_deadline = Some(now + self.rtt.rto()),
+            TimerMode::Tick => self.rto_countdown = self.rtt.rto_ticks(),
+        }
+    }
+
+    pub(crate) fn cancel_timer(&mut self) {
+        self.rto_deadline = None;
+        self.rto_countdown = 0;
+    }
+
+    pub(crate) fn restart_or_cancel_timer(&mut self, now: SimTime, outstanding_after: bool) {
+        if outstanding_after {
+            self.arm_timer(now);
+        } else {
+            self.cancel_timer();
+        }
+    }
+
+    pub(crate) fn next_timeout(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    /// Exact mode: `true` (and the timer disarmed) if the timer has expired by `now`; stale
+    /// wake-ups (the timer was re-armed later) give `false`.
+    pub(crate) fn take_expired_timer(&mut self, now: SimTime) -> bool {
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.rto_deadline = None;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Tick mode: one boundary of the slow clock; `true` if the retransmit timer expires on it.
+    pub(crate) fn slow_tick_expires_timer(&mut self) -> bool {
+        if self.rto_countdown == 0 {
+            return false;
+        }
+        self.rto_countdown -= 1;
+        self.rto_countdown == 0
+    }
+
+    /// Counts a slow-clock tick of the RTT measurement in progress (tick mode).
+    pub(crate) fn count_rtt_tick(&mut self) {
+        if self.rtt_active {
+            self.rtt_ticks += 1;
+        }
+    }
+
+    // ---- RTT timing -------------------------------------------------------------------------
+
+    /// `true` if an ACK up to `ack_seg` covers the segment being timed.
+    pub(crate) fn rtt_timing_covered_by(&self, ack_seg: u64) -> bool {
+        self.rtt_active && ack_seg > self.rtt_seg
+    }
+
+    /// Abandons the RTT measurement in progress (Karn: any retransmission does this).
+    pub(crate) fn cancel_rtt_timing(&mut self) {
+        self.rtt_active = false;
+        self.rtt_ticks = 0;
+    }
+
+    fn take_rtt_sample(&mut self, now: SimTime) {
+        let exact = now.since(self.rtt_sent_at);
+        let ticks = match self.cfg.timer_mode {
+            TimerMode::Exact => {
+                //= tcp.md §3.6: m = floor((t_a − t_s + ((t_s + φ) mod G)) / G), at least 1
+                let g = self.cfg.tick.as_ps();
+                let offset = (self.rtt_sent_at.as_ps() + self.boot_phase.as_ps()) % g;
+                ((exact.as_ps() + offset) / g).max(1) as i64
+            }
+            TimerMode::Tick => self.rtt_ticks,
+        };
+        self.rtt.sample(ticks);
+        self.rtt_active = false;
+        self.rtt_ticks = 0;
+        let s = exact.as_secs_f64();
+        let st = &mut self.stats;
+        st.rtt_samples += 1;
+        st.rtt_sum_s += s;
+        st.rtt_sum_sq_s += s * s;
+        st.rtt_min_s = st.rtt_min_s.min(s);
+        st.rtt_max_s = st.rtt_max_s.max(s);
+        st.rtt_quantised_sum_s += ticks as f64 * self.cfg.tick.as_secs_f64();
+    }
+
+    // ---- window cuts ------------------------------------------------------------------------
+
+    /// `ssthresh` from `min(cwnd, rwnd)` cut by the controller (spec §3.4: halved), or with
+    /// `ssthresh_from_flight` from the FlightSize (RFC 5681 (4), Limited Transmit segments
+    /// excluded); returns the cut window as [`CongestionWindow::halve`] does.
+    pub(crate) fn cut_window(&mut self, now: SimTime) -> f64 {
+        self.stats.cwnd_cuts += 1;
+        let base = if self.cfg.ssthresh_from_flight {
+            CutBase::Flight {
+                segments: self.flight_size(),
+            }
+        } else {
+            CutBase::Window { rwnd: self.rwnd }
+        };
+        self.controller.on_congestion(&mut self.window, now, base)
+    }
+
+    /// Segments outstanding, without those Limited Transmit sent.
+    pub(crate) fn flight_size(&self) -> u64 {
+        (self.snd_max - self.snd_una).saturating_sub(self.limited_transmit_outstanding)
+    }
+
+    // ---- events common to every variant -----------------------------------------------------
+
+    /// The duplicate-ACK test: ns-2 checks nothing beyond `ack == last_ack`; BSD also needs
+    /// outstanding data, an unchanged window and a running retransmit timer (spec §1.2).
+    pub(crate) fn is_duplicate(&self, window_changed: bool) -> bool {
+        match self.cfg.seq_mode {
+            SeqMode::Packets => true,
+            SeqMode::Bytes => {
+                !window_changed && self.snd_max > self.snd_una && self.timer_pending()
+            }
+        }
+    }
+
+    /// The common processing of a new ACK (ns-2 `newack()`, plus `opencwnd()` when `grow`),
+    /// after the variant's own (`Recovery::on_new_ack`).
+    pub(crate) fn new_ack(&mut self, now: SimTime, ack_seg: u64, grow: bool) {
+        self.limited_transmit_outstanding = 0;
+        self.dupacks = 0;
+        let outstanding_after = ack_seg < self.snd_max;
+        if !self.cfg.timer_fix {
+            self.restart_or_cancel_timer(now, outstanding_after);
+        }
+        if self.rtt_active && ack_seg > self.rtt_seg {
+            self.take_rtt_sample(now);
+        }
+        if self.cfg.timer_fix {
+            self.restart_or_cancel_timer(now, outstanding_after);
+        }
+        self.snd_una = ack_seg;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        match self.ca_state {
+            CaState::Disorder => self.ca_state = CaState::Open,
+            CaState::Loss if self.snd_una >= self.loss_end => self.ca_state = CaState::Open,
+            CaState::Open | CaState::Loss | CaState::Recovery => {}
+        }
+        if grow && !self.echo_on_this_ack {
+            let min_rtt_s = self.stats.rtt_min_s;
+            self.controller
+                .on_ack(&mut self.window, &self.cfg, now, min_rtt_s);
+        }
+        if self.cfg.syn && ack_seg == 1 {
+            //= ns-2 delay_growth_: the initial window applies once the opening packet is ACKed
+            self.window.set_segments(f64::from(self.cfg.initial_window));
+        }
+        if self.awaiting_recovery_exit && !self.in_recovery() {
+            self.record(now, TraceKind::RecoveryExit);
+        }
+        if self.completed_at.is_none() && self.end != u64::MAX && self.snd_una >= self.end {
+            self.completed_at = Some(now);
+            self.cancel_timer();
+        }
+    }
+
+    /// The counter a timeout expiring now is filed under: the first cause that fits
+    /// (`SenderStats`). Read before the variant resets the duplicate count.
+    pub(crate) fn timeout_cause(&self) -> fn(&mut SenderStats) -> &mut u64 {
+        if self.snd_una_at_timeout == Some(self.snd_una) {
+            |st| &mut st.timeouts_repeated
+        } else if self.snd_una < self.fast_retransmit_high {
+            |st| &mut st.timeouts_after_fast_retransmit
+        } else if self.dupacks == 0 {
+            |st| &mut st.timeouts_no_dupacks
+        } else if self.dupacks < self.cfg.dupthresh {
+            |st| &mut st.timeouts_few_dupacks
+        } else {
+            |st| &mut st.timeouts_fast_retransmit_declined
+        }
+    }
+
+    /// Retransmission timeout, the action common to every variant (spec §3.7), after the
+    /// variant's own (`Recovery::on_timeout`); the caller then runs the send loop.
+    pub(crate) fn timeout(&mut self, now: SimTime, cause: fn(&mut SenderStats) -> &mut u64) {
+        let nothing_outstanding = self.snd_una == self.snd_max;
+        let restart_only = nothing_outstanding && self.cfg.restart_bugfix;
+        if restart_only {
+            self.stats.cwnd_cuts += 1;
+            self.window.set_segments(1.0);
+            self.last_cwnd_action = CwndAction::Timeout;
+        } else if self.ecn_cut_this_window() {
+            //= ns-2 timeout(): in recovery from a recent ECN, don't cut down ssthresh_
+            self.recover = self.maxseq();
+            self.stats.cwnd_cuts += 1;
+            self.window.set_segments(1.0);
+        } else {
+            *cause(&mut self.stats) += 1;
+            self.recover = self.maxseq();
+            self.cut_window(now);
+            self.controller.on_timeout();
+            self.window.set_segments(1.0);
+            self.stats.timeouts += 1;
+            self.last_cwnd_action = CwndAction::Timeout;
+        }
+        self.snd_una_at_timeout = Some(self.snd_una);
+        self.ca_state = CaState::Loss;
+        self.loss_end = self.snd_max;
+        if !restart_only {
+            self.rtt.back_off();
+        }
+        self.arm_timer(now);
+        self.cancel_rtt_timing();
+        // Go-back-N: everything after the hole is sent again.
+        self.snd_nxt = self.snd_una;
+        self.dupacks = 0;
+        self.record(now, TraceKind::Timeout);
+    }
+}

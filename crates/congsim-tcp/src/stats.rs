@@ -1,0 +1,128 @@
+//! What a sender counts and traces (spec `tcp.md` §5): per-connection counters and the
+//! congestion events recorded when tracing is on.
+
+use congsim_core::time::SimTime;
+
+/// A congestion event, recorded when tracing is on (spec §5 traces).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceEvent {
+    pub time: SimTime,
+    pub kind: TraceKind,
+    /// Window state right after the event, in segments.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceKind {
+    FastRetransmit,
+    Timeout,
+    /// The first new ACK after a fast retransmit (end of fast recovery).
+    RecoveryExit,
+    /// NewReno and SACK: a new ACK that leaves data of the recovery window unacknowledged.
+    PartialAck,
+    /// ECN: an echoed mark halved the window.
+    EcnResponse,
+    /// BCN-TCP: an echoed mark scaled the window down.
+    BcnResponse,
+}
+
+impl TraceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FastRetransmit => "fast_retransmit",
+            Self::Timeout => "timeout",
+            Self::RecoveryExit => "recovery_exit",
+            Self::PartialAck => "partial_ack",
+            Self::EcnResponse => "ecn_response",
+            Self::BcnResponse => "bcn_response",
+        }
+    }
+}
+
+/// Per-connection counters (spec §5).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    pub data_pkts_sent: u64,
+    pub data_bytes_sent: u64,
+    pub retx_pkts: u64,
+    pub retx_bytes: u64,
+    /// Retransmissions by the send loop after a timeout or a go-back-N Tahoe recovery.
+    pub retx_go_back_n: u64,
+    /// Fast retransmissions.
+    pub retx_fast: u64,
+    /// NewReno retransmissions on partial ACKs.
+    pub retx_partial_ack: u64,
+    /// SACK retransmissions of scoreboard holes.
+    pub retx_sack_hole: u64,
+    /// RFC 6675 rescue retransmissions.
+    pub retx_rescue: u64,
+    /// NewReno partial ACKs (new ACKs below `recover` during fast recovery).
+    pub partial_acks: u64,
+    /// Segments sent by Limited Transmit.
+    pub limited_transmit_sends: u64,
+    /// Window cuts answering ECN echoes (ns-2 `necnresponses_`).
+    pub ecn_responses: u64,
+    /// Window cuts answering BCN echoes.
+    pub bcn_responses: u64,
+    /// RTO expiries that cut the window (not those during an ECN response's window).
+    pub timeouts: u64,
+    /// `timeouts` by what the sender knew when the timer expired (they add up to `timeouts`):
+    /// the timer expired again with no new ACK since the last timeout (a lost retransmission);
+    pub timeouts_repeated: u64,
+    /// ...a fast retransmit had begun to repair this window (a second loss in it);
+    pub timeouts_after_fast_retransmit: u64,
+    /// ...fewer duplicate ACKs than the threshold had come (Limited Transmit's target);
+    pub timeouts_few_dupacks: u64,
+    /// ...no duplicate ACK had come (a lost tail or whole window);
+    pub timeouts_no_dupacks: u64,
+    /// ...enough duplicate ACKs had come but the variant declined a fast retransmit (ns-2
+    /// `bugFix_` within a window a timeout began, or fast retransmit off).
+    pub timeouts_fast_retransmit_declined: u64,
+    /// Every RTO expiry.
+    pub timeouts_all: u64,
+    pub fast_retransmits: u64,
+    pub fast_recoveries: u64,
+    pub cwnd_cuts: u64,
+    pub acks_rcvd: u64,
+    pub dupacks_rcvd: u64,
+    /// RTT samples taken (Karn): count, and exact RTTs in seconds.
+    pub rtt_samples: u64,
+    pub rtt_sum_s: f64,
+    pub rtt_sum_sq_s: f64,
+    pub rtt_min_s: f64,
+    pub rtt_max_s: f64,
+    /// Sum of the tick-quantised samples, in seconds.
+    pub rtt_quantised_sum_s: f64,
+    /// Sum over data transmissions of cwnd (segments) as each was sent: seed 002 reports the
+    /// mean congestion window a connection sends with.
+    pub cwnd_sum_at_sends: f64,
+}
+
+impl SenderStats {
+    /// The breakdown of `timeouts` by cause, as (column name, count).
+    pub fn timeout_causes(&self) -> [(&'static str, u64); 5] {
+        [
+            ("timeouts_repeated", self.timeouts_repeated),
+            (
+                "timeouts_after_fast_retransmit",
+                self.timeouts_after_fast_retransmit,
+            ),
+            ("timeouts_few_dupacks", self.timeouts_few_dupacks),
+            ("timeouts_no_dupacks", self.timeouts_no_dupacks),
+            (
+                "timeouts_fast_retransmit_declined",
+                self.timeouts_fast_retransmit_declined,
+            ),
+        ]
+    }
+
+    /// Mean cwnd (segments) over the data segments sent; NaN before the first.
+    pub fn cwnd_mean_at_sends(&self) -> f64 {
+        if self.data_pkts_sent == 0 {
+            f64::NAN
+        } else {
+            self.cwnd_sum_at_sends / self.data_pkts_sent as f64
+        }
+    }
+}
