@@ -4,8 +4,18 @@
 //! choose a profile and may override any switch, so a new profile (say `ns2_235`) is a matter
 //! of configuration, not code.
 
-use crate::congestion::CongestionControl;
 use congsim_core::time::SimDuration;
+
+/// Which congestion controller a sender runs (`crate::congestion`; scenario
+/// `tcp.congestion_control`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CongestionControl {
+    /// The profile's own additive increase, multiplicative decrease: the seeds' TCPs.
+    #[default]
+    Aimd,
+    /// CUBIC, RFC 9438.
+    Cubic,
+}
 
 /// Sequence-number model (spec §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! The TCP receiver (spec `tcp.md` §2): in-order delivery to the application, out-of-order
 //! buffering, the ACK policies, and the advertised window.
 
-use crate::Segment;
 use crate::config::{AckPolicy, CongestionEcho, ReceiverConfig, SeqMode};
+use crate::segment::Segment;
 use congsim_core::time::SimTime;
 use congsim_core::wire::{SackBlocks, TcpHeader};
 use std::collections::BTreeMap;
@@ -255,7 +255,7 @@ impl TcpReceiver {
 
     /// Moves the pending ACKs into `out`.
     pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
-        crate::hand_over(&mut self.outbox, out);
+        crate::segment::hand_over(&mut self.outbox, out);
     }
 }
 

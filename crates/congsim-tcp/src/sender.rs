@@ -3,12 +3,12 @@
 //! ([`Recovery`]) and the answer to congestion marks ([`MarkResponder`]), and routes each
 //! event between them: ACK classification, timer expiry, the send loop.
 
-use crate::config::{MarkResponse, SenderConfig, SeqMode, TimerMode};
+use crate::config::{CongestionControl, MarkResponse, SenderConfig, SeqMode, TimerMode};
 use crate::marks::MarkResponder;
 use crate::recovery::Recovery;
+use crate::segment::Segment;
 use crate::sender_core::{CaState, SenderCore};
 use crate::stats::{SenderStats, TraceEvent};
-use crate::{CongestionControl, Segment};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::TcpHeader;
 
@@ -203,7 +203,7 @@ impl TcpSender {
 
     /// Moves the segments produced since the last call into `out`.
     pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
-        crate::hand_over(&mut self.core.outbox, out);
+        crate::segment::hand_over(&mut self.core.outbox, out);
     }
 }
 

@@ -6,10 +6,10 @@
 //! Internally every sequence is a *segment index* (0, 1, 2, …); the wire carries packet
 //! numbers (packet mode) or byte numbers (byte mode, segment `i` starting at byte `i · MSS`).
 
-use crate::Segment;
 use crate::config::{MarkResponse, SenderConfig, SeqMode, TimerMode};
 use crate::congestion::{CongestionOps, Controller, CutBase};
 use crate::rtt::RttEstimator;
+use crate::segment::Segment;
 use crate::stats::{SenderStats, TraceEvent, TraceKind};
 use crate::window::CongestionWindow;
 use congsim_core::time::{SimDuration, SimTime};
@@ -545,8 +545,7 @@ impl SenderCore {
         }
         if grow && !self.echo_on_this_ack {
             let min_rtt_s = self.stats.rtt_min_s;
-            self.controller
-                .on_ack(&mut self.window, &self.cfg, now, min_rtt_s);
+            self.controller.on_ack(&mut self.window, now, min_rtt_s);
         }
         if self.cfg.syn && ack_seg == 1 {
             //= ns-2 delay_growth_: the initial window applies once the opening packet is ACKed

@@ -2,8 +2,7 @@
 //! start below ssthresh and about one segment per window above it; a congestion event halves.
 //! The arithmetic, per sequence model, is [`CongestionWindow`]'s.
 
-use super::{CongestionOps, CutBase};
-use crate::config::SenderConfig;
+use super::ops::{CongestionOps, CutBase};
 use crate::window::CongestionWindow;
 use congsim_core::time::SimTime;
 
@@ -11,7 +10,7 @@ use congsim_core::time::SimTime;
 pub struct Aimd;
 
 impl CongestionOps for Aimd {
-    fn on_ack(&mut self, window: &mut CongestionWindow, _: &SenderConfig, _: SimTime, _: f64) {
+    fn on_ack(&mut self, window: &mut CongestionWindow, _: SimTime, _: f64) {
         window.grow();
     }
 
@@ -26,7 +25,7 @@ impl CongestionOps for Aimd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Profile, Variant};
+    use crate::config::{Profile, SenderConfig, Variant};
 
     #[test]
     fn grows_and_halves_as_the_window_arithmetic_does() {
@@ -37,7 +36,7 @@ mod tests {
         let (mut by_aimd, mut by_hand) = (CongestionWindow::new(&cfg), CongestionWindow::new(&cfg));
         let mut aimd = Aimd;
         for _ in 0..40 {
-            aimd.on_ack(&mut by_aimd, &cfg, SimTime::ZERO, 0.1);
+            aimd.on_ack(&mut by_aimd, SimTime::ZERO, 0.1);
             by_hand.grow();
         }
         assert_eq!(by_aimd.cwnd_segments(), by_hand.cwnd_segments());

@@ -9,8 +9,7 @@
 //! (as Linux's `delay_min`): the profiles' RTT estimators are tick-quantised, too coarse for a
 //! time-based window.
 
-use super::{CongestionOps, CutBase};
-use crate::config::SenderConfig;
+use super::ops::{CongestionOps, CutBase};
 use crate::window::CongestionWindow;
 use congsim_core::time::SimTime;
 
@@ -78,13 +77,7 @@ impl Cubic {
 }
 
 impl CongestionOps for Cubic {
-    fn on_ack(
-        &mut self,
-        window: &mut CongestionWindow,
-        _: &SenderConfig,
-        now: SimTime,
-        min_rtt_s: f64,
-    ) {
+    fn on_ack(&mut self, window: &mut CongestionWindow, now: SimTime, min_rtt_s: f64) {
         if window.in_slow_start() {
             window.grow();
             return;
@@ -145,7 +138,7 @@ impl CongestionOps for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Profile, Variant};
+    use crate::config::{Profile, SenderConfig, Variant};
 
     const RTT_S: f64 = 0.1;
 
@@ -175,7 +168,6 @@ mod tests {
     /// Delivers one window of ACKs per RTT (each ACK at the start of its RTT) until `until_s`;
     /// returns cwnd at the start of each RTT.
     fn run(window: &mut CongestionWindow, cubic: &mut Cubic, until_s: f64) -> Vec<(f64, f64)> {
-        let cfg = cfg();
         let mut rounds = Vec::new();
         let rtt_ms = (RTT_S * 1000.0) as u64;
         let mut t_ms = 0;
@@ -183,7 +175,7 @@ mod tests {
             let cwnd = window.cwnd_segments();
             rounds.push((t_ms as f64 / 1000.0, cwnd));
             for _ in 0..cwnd as u64 {
-                cubic.on_ack(window, &cfg, SimTime::from_millis(t_ms), RTT_S);
+                cubic.on_ack(window, SimTime::from_millis(t_ms), RTT_S);
             }
             t_ms += rtt_ms;
         }
@@ -195,7 +187,7 @@ mod tests {
         let (mut window, mut cubic) = after_loss_at(100.0);
         assert!((window.cwnd_segments() - 70.0).abs() < 1e-9, "β = 0.7");
         assert_eq!(window.ssthresh_segments(), 70.0);
-        cubic.on_ack(&mut window, &cfg(), SimTime::ZERO, RTT_S);
+        cubic.on_ack(&mut window, SimTime::ZERO, RTT_S);
         // RFC 9438 (2): K = ∛((100 − 70) / 0.4) = ∛75.
         let k = cubic.k_s().expect("an epoch began");
         assert!((k - 75f64.cbrt()).abs() < 1e-12, "K = {k}");
@@ -277,7 +269,7 @@ mod tests {
         let (mut window, mut cubic) = after_loss_at(100.0);
         cubic.on_timeout();
         window.set_cwnd_segments(70.0);
-        cubic.on_ack(&mut window, &cfg(), SimTime::ZERO, RTT_S);
+        cubic.on_ack(&mut window, SimTime::ZERO, RTT_S);
         assert_eq!(cubic.k_s(), Some(0.0), "RFC 9438 §4.8: K = 0");
     }
 
@@ -287,7 +279,7 @@ mod tests {
         let mut window = CongestionWindow::new(&cfg);
         let mut cubic = Cubic::default();
         for _ in 0..7 {
-            cubic.on_ack(&mut window, &cfg, SimTime::ZERO, RTT_S);
+            cubic.on_ack(&mut window, SimTime::ZERO, RTT_S);
         }
         assert_eq!(window.cwnd_segments(), 8.0);
         assert!(cubic.k_s().is_none());

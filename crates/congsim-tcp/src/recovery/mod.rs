@@ -9,6 +9,7 @@
 //! SACK senders ([`SackRecovery`]) process every ACK themselves, since the scoreboard and
 //! `pipe` change what a duplicate, a partial and a new ACK mean.
 
+mod common;
 mod newreno;
 mod reno;
 mod rfc6582;
@@ -17,8 +18,8 @@ mod sack1;
 mod scoreboard;
 mod tahoe;
 
-use crate::config::{RenoFlavour, SackSender, SenderConfig, SeqMode, Variant};
-use crate::sender_core::{SendCause, SenderCore};
+use crate::config::{RenoFlavour, SackSender, SenderConfig, Variant};
+use crate::sender_core::SenderCore;
 use congsim_core::time::SimTime;
 use congsim_core::wire::SackBlocks;
 
@@ -120,7 +121,7 @@ impl DupackRecovery {
     /// A duplicate ACK was counted (`SenderCore::count_dupack`).
     pub(crate) fn on_dupack(&mut self, s: &mut SenderCore, now: SimTime) {
         if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
-            limited_transmit(s, now);
+            common::limited_transmit(s, now);
         }
         if !s.cfg.fast_retransmit {
             return;
@@ -180,32 +181,4 @@ impl SackRecovery {
             Self::Rfc6675(r) => r.on_ack(s, now, ack_seg, sack, duplicate),
         }
     }
-}
-
-/// Limited Transmit (spec §4.5): one new segment per duplicate ACK if the receiver window
-/// allows and the data outstanding afterwards stays within `cwnd + dupacks` segments (ns-2
-/// `send_one()`) or `cwnd + 2 · SMSS` (RFC 3042, byte mode). cwnd itself does not change.
-fn limited_transmit(s: &mut SenderCore, now: SimTime) {
-    //= ns-2: t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ <= highest_ack_ + cwnd_ + dupacks_
-    let seg = s.snd_nxt;
-    let allowance = match s.cfg.seq_mode {
-        SeqMode::Packets => f64::from(s.dupacks),
-        SeqMode::Bytes => 2.0,
-    };
-    let outstanding_after = (seg + 1 - s.snd_una) as f64;
-    let within_cwnd = outstanding_after <= s.window.cwnd_segments() + allowance;
-    if s.started && seg < s.end && s.rwnd_allows(seg) && within_cwnd {
-        s.output(now, seg, SendCause::Window);
-        s.snd_nxt += 1;
-        s.stats.limited_transmit_sends += 1;
-        s.limited_transmit_outstanding += 1;
-    }
-}
-
-/// ns-2 `bugFix_` guard: a fast retransmit is allowed only once the window that triggered
-/// the last one (or a timeout) is fully ACKed: `highest_ack > recover`.
-fn ns2_guard_allows(s: &SenderCore) -> bool {
-    !s.cfg.ns2_bugfix
-        || s.highest_ack() > s.recover
-        || (s.cfg.ns2_bugfix_ss && s.highest_ack() == 0)
 }

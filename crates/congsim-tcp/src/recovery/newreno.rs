@@ -3,7 +3,7 @@
 //! the next hole at once and keeps the sender in fast recovery; only an ACK covering `recover`
 //! ends it.
 
-use super::Reno;
+use super::reno::Reno;
 use crate::sender_core::{CwndAction, SendCause, SenderCore};
 use crate::stats::TraceKind;
 use congsim_core::time::SimTime;
@@ -102,7 +102,7 @@ mod tests {
 
     /// An ns-2 NewReno core in fast recovery: segments 0..10 sent, 4 lost, three duplicates.
     fn recovering(partial_window_deflation: bool) -> (SenderCore, NewReno) {
-        let cfg = crate::SenderConfig {
+        let cfg = crate::config::SenderConfig {
             rwnd: 100,
             partial_window_deflation,
             ..Profile::Ns2_2000.sender(Variant::NewReno)

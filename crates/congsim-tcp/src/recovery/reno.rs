@@ -27,7 +27,7 @@ impl Reno {
         match s.cfg.reno_flavour {
             RenoFlavour::Ns2 => {
                 if s.dupacks == thresh {
-                    let entered = super::ns2_guard_allows(s);
+                    let entered = super::common::ns2_guard_allows(s);
                     let after_ecn = !entered && s.ecn_cut_this_window();
                     if entered || after_ecn {
                         // After an ECN response in this window: repair without a second cut.

@@ -3,7 +3,7 @@
 //! the next hole with the window deflated by what was acknowledged (plus one segment back).
 //! Only an ACK covering `recover` ends recovery, with `cwnd = ssthresh` (the RFC's option 2).
 
-use super::Reno;
+use super::reno::Reno;
 use crate::config::RenoFlavour;
 use crate::sender_core::{CwndAction, SendCause, SenderCore};
 use crate::stats::TraceKind;

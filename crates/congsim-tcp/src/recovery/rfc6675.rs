@@ -91,7 +91,7 @@ impl Rfc6675 {
                 self.pre_recovery_send(s, now);
             } else if new_sack_info {
                 // RFC 3042 with SACK: only a duplicate with new SACK information releases a segment.
-                super::limited_transmit(s, now);
+                super::common::limited_transmit(s, now);
             }
         }
     }
@@ -262,7 +262,7 @@ mod tests {
 
     /// A packet-numbered RFC 6675 sender with segments 7..=14 outstanding and cwnd 8.
     fn sender_with_7_to_14_out(rwnd: u64) -> (SenderCore, Rfc6675) {
-        let cfg = crate::SenderConfig {
+        let cfg = crate::config::SenderConfig {
             rwnd,
             sack_sender: SackSender::Rfc6675,
             ..Profile::Ns2_2000.sender(Variant::Sack)

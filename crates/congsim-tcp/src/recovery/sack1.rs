@@ -51,7 +51,7 @@ impl Sack1 {
                     if s.dupacks == s.cfg.dupthresh && s.cfg.fast_retransmit {
                         self.dupack_action(s, now);
                     } else if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
-                        super::limited_transmit(s, now);
+                        super::common::limited_transmit(s, now);
                     }
                 }
             }
@@ -95,7 +95,7 @@ impl Sack1 {
     fn dupack_action(&mut self, s: &mut SenderCore, now: SimTime) {
         // After an ECN response in this window the repair goes ahead without a second cut.
         let after_ecn = s.ecn_cut_this_window();
-        if !after_ecn && !super::ns2_guard_allows(s) {
+        if !after_ecn && !super::common::ns2_guard_allows(s) {
             return;
         }
         let dupthresh = i64::from(s.cfg.dupthresh);

@@ -12,7 +12,7 @@ pub(super) fn on_dupack(s: &mut SenderCore, now: SimTime) {
     }
     // After an ECN response in this window: cwnd = 1 and go back, ssthresh untouched.
     let after_ecn = s.ecn_cut_this_window();
-    if !after_ecn && !super::ns2_guard_allows(s) {
+    if !after_ecn && !super::common::ns2_guard_allows(s) {
         return;
     }
     s.recover = s.maxseq();
@@ -49,7 +49,7 @@ mod tests {
 
     /// An ns-2 Tahoe core with segments 0..10 sent, 0..4 acknowledged, at cwnd 10.
     fn core() -> SenderCore {
-        let cfg = crate::SenderConfig {
+        let cfg = crate::config::SenderConfig {
             rwnd: 100,
             ..Profile::Ns2_2000.sender(Variant::Tahoe)
         };
