@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.console import Console
 
+    from congsim.studies.framework import StudyOutcome
+
 _PATH = click.Path(path_type=Path)
 
 
@@ -267,9 +269,21 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
         if entry.pending is not None:
             console.print(f"not reproducible yet: {entry.pending}")
             continue
+        rendered: list[str] = []
+
+        def render(outcome: StudyOutcome, console: Console = console, rendered: list[str] = rendered) -> None:
+            # Laid out while the traced runs go on in the workers; written once they end.
+            with console.capture() as capture:
+                _print_comparison(console, outcome.comparison, outcome.axes)
+                if outcome.claims is not None and not outcome.claims.empty:
+                    _print_claims(console, outcome.claims)
+            rendered.append(capture.get())
+
         with _runs_bar(entry.name) as update:
             try:
-                result = reproduce_study(entry, out, replications, workers, on_progress=update)
+                result = reproduce_study(
+                    entry, out, replications, workers, on_progress=update, on_compared=render
+                )
             except OSError as e:
                 _fail(f"{out / entry.name}: cannot write results: {e.strerror or e}")
             except KeyboardInterrupt:
@@ -279,9 +293,7 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
                 )
         if result.failures:
             _fail(f"{len(result.failures)} runs failed (see {result.folder}/runs/*.error.txt)")
-        _print_comparison(console, result.comparison, result.axes)
-        if result.claims is not None and not result.claims.empty:
-            _print_claims(console, result.claims)
+        console.file.write("".join(rendered))
         if entry.notes:
             console.print(entry.notes)
 

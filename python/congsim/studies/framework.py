@@ -334,6 +334,10 @@ TRACE_INTERVAL = "100ms"
 #: `on_progress(done, total, failed)` of a study: its sweep's runs, then its traced runs.
 Progress = Callable[[int, int, int], None]
 
+#: `on_compared(outcome)`: the comparison and claims, as soon as they are computed (the traced
+#: runs may still be running; `outcome.failures` holds the sweep's failures only).
+Compared = Callable[["StudyOutcome"], None]
+
 
 def reproduce(
     study: Study,
@@ -341,6 +345,7 @@ def reproduce(
     replications: int | None = None,
     workers: int | None = None,
     on_progress: Progress | None = None,
+    on_compared: Compared | None = None,
 ) -> StudyOutcome:
     """Runs a registered study into `out/<name>` (resuming), compares it with its reference,
     writes `comparison.csv`, and stores a traced run of the plan's first configuration
@@ -390,30 +395,34 @@ def reproduce(
     # are stored or read back and the comparison is computed here (on a study whose runs are
     # all stored, that is all there is to do).
     with started([task for _, task in traced], workers) as collect:
-        outcome = run_sweep(
+        sweep = run_sweep(
             plan, folder, workers, on_progress=lambda runs_done, _, failed: report(runs_done, total, failed)
         )
         done = len(plan.runs())
-        failures |= outcome.failures
-        statistics = outcome.statistics() if not outcome.failures else None
-        results = outcome.results() if statistics is not None else None
+        failures |= sweep.failures
+        statistics = sweep.statistics() if not sweep.failures else None
+        results = sweep.results() if statistics is not None else None
         comparison = study.compare(statistics, plan.parameters, results) if statistics is not None else None
         claims = study.check_claims(results) if results is not None else None
         if comparison is not None:
             comparison.to_csv(folder / "comparison.csv", index=False)
         if claims is not None and study.claims:
             claims.to_csv(folder / "claims.csv", index=False)
-        collect(finished)
-    import pandas as pd  # loaded already by the statistics; here for the type
+        import pandas as pd  # loaded already by the statistics; here for the type
 
-    return StudyOutcome(
-        study,
-        folder,
-        plan.parameters,
-        comparison if comparison is not None else pd.DataFrame(),
-        failures,
-        claims,
-    )
+        outcome = StudyOutcome(
+            study,
+            folder,
+            plan.parameters,
+            comparison if comparison is not None else pd.DataFrame(),
+            dict(failures),
+            claims,
+        )
+        if on_compared is not None:
+            on_compared(outcome)
+        collect(finished)
+    outcome.failures = failures
+    return outcome
 
 
 def _write_traces(folder: Path, tables: dict[str, Any], params: Mapping[str, object]) -> None:
