@@ -117,6 +117,24 @@ impl SenderStats {
         ]
     }
 
+    /// Mean exact RTT in seconds; NaN before the first sample.
+    pub fn rtt_mean_s(&self) -> f64 {
+        if self.rtt_samples == 0 {
+            f64::NAN
+        } else {
+            self.rtt_sum_s / self.rtt_samples as f64
+        }
+    }
+
+    /// Mean tick-quantised RTT sample in seconds; NaN before the first sample.
+    pub fn rtt_quantised_mean_s(&self) -> f64 {
+        if self.rtt_samples == 0 {
+            f64::NAN
+        } else {
+            self.rtt_quantised_sum_s / self.rtt_samples as f64
+        }
+    }
+
     /// Mean cwnd (segments) over the data segments sent; NaN before the first.
     pub fn cwnd_mean_at_sends(&self) -> f64 {
         if self.data_pkts_sent == 0 {

@@ -89,9 +89,120 @@ impl Table {
     }
 }
 
+/// How a column reads its value off one row of type `R`.
+pub enum Get<R> {
+    U64(fn(&R) -> u64),
+    F64(fn(&R) -> f64),
+    Str(fn(&R) -> String),
+}
+
+// Not derived: a derive would ask `R: Clone`, which the function pointers do not need.
+impl<R> Clone for Get<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<R> Copy for Get<R> {}
+
+/// A column of a table built from rows: its name and how it reads a row.
+pub type ColumnSpec<R> = (&'static str, Get<R>);
+
+/// Columns named as the `u64` counters they read, so that each counter is named once:
+/// `counters![Row: |r| r.stats(); drops, marks]` reads `r.stats().drops` into `drops`.
+macro_rules! counters {
+    ($row:ty: |$r:ident| $stats:expr; $($field:ident),+ $(,)?) => {
+        [$((
+            stringify!($field),
+            $crate::table::Get::U64(|$r: &$row| $stats.$field),
+        )),+]
+    };
+}
+pub(crate) use counters;
+
+/// A table of the named vectors of `$source`, moved out of it, each column named as its field
+/// or as given after `as`: `table_of!(series; F64 time_s, Str flow as "name")`.
+macro_rules! table_of {
+    ($source:expr; $($kind:ident $field:ident $(as $name:literal)?),+ $(,)?) => {{
+        let mut table = $crate::table::Table::default();
+        $(table.push(
+            $crate::table::table_of!(@name $field $($name)?),
+            $crate::table::Column::$kind($source.$field),
+        );)+
+        table
+    }};
+    (@name $field:ident $name:literal) => {
+        $name
+    };
+    (@name $field:ident) => {
+        stringify!($field)
+    };
+}
+pub(crate) use table_of;
+
+impl Table {
+    /// One column per spec, in order, with one value per row.
+    pub fn extend_rows<R>(&mut self, rows: &[R], columns: &[ColumnSpec<R>]) {
+        for (name, get) in columns {
+            let column = match get {
+                Get::U64(get) => Column::U64(rows.iter().map(get).collect()),
+                Get::F64(get) => Column::F64(rows.iter().map(get).collect()),
+                Get::Str(get) => Column::Str(rows.iter().map(get).collect()),
+            };
+            self.push(*name, column);
+        }
+    }
+
+    pub fn from_rows<R>(rows: &[R], columns: &[ColumnSpec<R>]) -> Self {
+        let mut table = Self::default();
+        table.extend_rows(rows, columns);
+        table
+    }
+
+    /// The sum of an integer column (0 when the table has no such column).
+    pub fn sum_u64(&self, name: &str) -> u64 {
+        match self.column(name) {
+            Some(Column::U64(values)) => values.iter().sum(),
+            _ => 0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Row {
+        name: &'static str,
+        stats: (u64, u64),
+    }
+
+    #[test]
+    fn tables_from_rows_name_each_counter_once() {
+        struct Stats {
+            drops: u64,
+            marks: u64,
+        }
+        let rows = [
+            (Stats { drops: 1, marks: 2 }, 0.5),
+            (Stats { drops: 3, marks: 4 }, 1.5),
+        ];
+        let mut t = Table::from_rows(&rows, &counters![(Stats, f64): |r| r.0; drops, marks]);
+        t.extend_rows(&rows, &[("ratio", Get::F64(|r| r.1))]);
+        assert_eq!(t.to_csv(), "drops,marks,ratio\n1,2,0.5\n3,4,1.5\n");
+        assert_eq!(t.sum_u64("marks"), 6);
+        assert_eq!(t.sum_u64("ratio"), 0, "not an integer column");
+        let named = Table::from_rows(
+            &[Row {
+                name: "a",
+                stats: (7, 8),
+            }],
+            &[
+                ("name", Get::Str(|r: &Row| r.name.to_string())),
+                ("second", Get::U64(|r| r.stats.1)),
+            ],
+        );
+        assert_eq!(named.to_csv(), "name,second\na,8\n");
+    }
 
     #[test]
     fn csv_quotes_and_formats() {

@@ -15,7 +15,9 @@ pub mod routes;
 
 pub use checks::ScenarioWarning;
 pub use network::TrafficPath;
-pub use resolve::{QueueDiscipline, ResolvedCapture, ResolvedFlow, ResolvedLink, Scenario};
+pub use resolve::{
+    QueueDiscipline, ResolvedCapture, ResolvedCbr, ResolvedFlow, ResolvedLink, Scenario,
+};
 pub use routes::Routes;
 pub use schema::ScenarioFile;
 

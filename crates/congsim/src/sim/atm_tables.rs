@@ -1,6 +1,7 @@
 //! The ATM result tables: ports, VCs and the ATM part of the summary.
 
 use super::*;
+use crate::table::{Get, counters};
 
 /// The ATM network in the summary: the largest queue of any port (the bottleneck's), in cells
 /// and in round trips of the first flow's path at that port's cell rate; cells dropped.
@@ -54,139 +55,132 @@ pub(super) fn port_kind(link: &ResolvedLink) -> String {
     (if host { "host" } else { "switch" }).to_string()
 }
 
+/// Bits per second of cells at `cells_per_s`.
+fn cell_bps(cells_per_s: f64) -> f64 {
+    cells_per_s * f64::from(congsim_atm::CELL_BYTES * 8)
+}
+
+/// One ATM link's output port.
+struct PortRow<'a> {
+    link: &'a ResolvedLink,
+    stats: PortStats,
+}
+
+impl PortRow<'_> {
+    fn buffer_cells(&self) -> f64 {
+        (self.link.atm.as_ref())
+            .and_then(|p| p.capacity_cells)
+            .map_or(f64::INFINITY, |k| k as f64)
+    }
+
+    fn cell_loss_ratio(&self) -> f64 {
+        let p = &self.stats;
+        if p.cells_in == 0 {
+            0.0
+        } else {
+            p.cells_dropped() as f64 / p.cells_in as f64
+        }
+    }
+}
+
 /// The `atm_ports` table: each ATM link's port, in cells.
 pub(super) fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
-    let ports: Vec<(&ResolvedLink, PortStats)> = s
-        .links
-        .iter()
-        .enumerate()
-        .filter_map(|(i, l)| atm.port_stats(i, end).map(|st| (l, st)))
+    let rows: Vec<PortRow<'_>> = (s.links.iter().enumerate())
+        .filter_map(|(i, link)| atm.port_stats(i, end).map(|stats| PortRow { link, stats }))
         .collect();
-    let col =
-        |get: &dyn Fn(&PortStats) -> u64| Column::U64(ports.iter().map(|(_, p)| get(p)).collect());
-    let mut t = Table::default();
-    t.push(
-        "link",
-        Column::Str(ports.iter().map(|(l, _)| l.name.clone()).collect()),
-    );
-    t.push(
-        "kind",
-        Column::Str(ports.iter().map(|(l, _)| port_kind(l)).collect()),
-    );
-    t.push(
-        "buffer_cells",
-        Column::F64(
-            ports
-                .iter()
-                .map(|(l, _)| {
-                    l.atm
-                        .as_ref()
-                        .and_then(|p| p.capacity_cells)
-                        .map_or(f64::INFINITY, |k| k as f64)
-                })
-                .collect(),
-        ),
-    );
-    t.push("cells_in", col(&|p| p.cells_in));
-    t.push("cells_sent", col(&|p| p.cells_sent));
-    t.push("cells_queued", col(&|p| p.cells_queued));
-    t.push("cells_dropped", col(&|p| p.cells_dropped()));
-    t.push("cells_dropped_overflow", col(&|p| p.cells_dropped_overflow));
-    t.push("cells_dropped_policy", col(&|p| p.cells_dropped_policy));
-    t.push("cells_dropped_ppd", col(&|p| p.cells_dropped_ppd));
-    t.push("frames_discarded", col(&|p| p.frames_discarded));
-    t.push("frames_damaged", col(&|p| p.frames_damaged));
-    t.push("eoms_dropped", col(&|p| p.eoms_dropped));
-    t.push(
-        "cell_loss_ratio",
-        Column::F64(
-            ports
-                .iter()
-                .map(|(_, p)| {
-                    if p.cells_in == 0 {
-                        0.0
-                    } else {
-                        p.cells_dropped() as f64 / p.cells_in as f64
-                    }
-                })
-                .collect(),
-        ),
-    );
-    t.push("max_queue_cells", col(&|p| p.max_queue_cells));
-    t.push(
-        "max_queue_cells_first_half",
-        col(&|p| p.max_queue_cells_first_half),
-    );
-    t.push("vbr_cells", col(&|p| p.vbr_cells));
-    t.push("switch_intervals", col(&|p| p.switch_intervals));
-    t.push("switch_cis_set", col(&|p| p.switch_cis_set));
-    let erica = |get: &dyn Fn(&congsim_atm::erica::IntervalRecord) -> f64| {
-        Column::F64(ports.iter().map(|(_, p)| get(&p.erica_last)).collect())
-    };
-    let cell_bits = f64::from(congsim_atm::CELL_BYTES * 8);
-    t.push("erica_load_factor", erica(&|r| r.load_factor));
-    t.push(
-        "erica_abr_capacity_bps",
-        erica(&|r| r.abr_capacity * cell_bits),
-    );
-    t.push("erica_fair_share_bps", erica(&|r| r.fair_share * cell_bits));
-    t.push("erica_active_vcs", erica(&|r| r.active_vcs));
-    t
+    let columns = [
+        &[
+            ("link", Get::Str(|r: &PortRow<'_>| r.link.name.clone())),
+            ("kind", Get::Str(|r| port_kind(r.link))),
+            ("buffer_cells", Get::F64(PortRow::buffer_cells)),
+        ][..],
+        &counters![PortRow<'_>: |r| r.stats; cells_in, cells_sent, cells_queued],
+        &[("cells_dropped", Get::U64(|r| r.stats.cells_dropped()))],
+        &counters![PortRow<'_>: |r| r.stats;
+            cells_dropped_overflow, cells_dropped_policy, cells_dropped_ppd, frames_discarded,
+            frames_damaged, eoms_dropped],
+        &[("cell_loss_ratio", Get::F64(PortRow::cell_loss_ratio))],
+        &counters![PortRow<'_>: |r| r.stats;
+            max_queue_cells, max_queue_cells_first_half, vbr_cells, switch_intervals,
+            switch_cis_set],
+        &[
+            (
+                "erica_load_factor",
+                Get::F64(|r| r.stats.erica_last.load_factor),
+            ),
+            (
+                "erica_abr_capacity_bps",
+                Get::F64(|r| cell_bps(r.stats.erica_last.abr_capacity)),
+            ),
+            (
+                "erica_fair_share_bps",
+                Get::F64(|r| cell_bps(r.stats.erica_last.fair_share)),
+            ),
+            (
+                "erica_active_vcs",
+                Get::F64(|r| r.stats.erica_last.active_vcs),
+            ),
+        ],
+    ]
+    .concat();
+    Table::from_rows(&rows, &columns)
+}
+
+/// One VC, named after its flow and direction.
+struct VcRow<'a> {
+    flow: &'a String,
+    vc: VcId,
+    stats: VcStats,
+    /// The ABR source's counters (zero on a UBR network).
+    abr: AbrStats,
+}
+
+impl VcRow<'_> {
+    fn direction(&self) -> String {
+        (if self.vc.0.is_multiple_of(2) {
+            "data"
+        } else {
+            "ack"
+        })
+        .to_string()
+    }
+
+    /// An ABR source's rate in bits/s of cells (NaN on a UBR network).
+    fn acr_bps(&self, get: fn(&AbrStats) -> f64) -> f64 {
+        self.stats
+            .abr
+            .as_ref()
+            .map_or(f64::NAN, |a| cell_bps(get(a)))
+    }
 }
 
 /// The `atm_vcs` table: each VC's frames and cells.
 pub(super) fn atm_vcs_table(atm: &AtmNetwork, flow_names: &[String]) -> Table {
-    let vcs: Vec<(VcId, VcStats)> = atm.vc_stats().collect();
-    let col =
-        |get: &dyn Fn(&VcStats) -> u64| Column::U64(vcs.iter().map(|(_, v)| get(v)).collect());
-    let mut t = Table::default();
-    t.push(
-        "flow",
-        Column::Str(
-            vcs.iter()
-                .map(|(vc, _)| flow_names[(vc.0 / 2) as usize].clone())
-                .collect(),
-        ),
-    );
-    t.push(
-        "direction",
-        Column::Str(
-            vcs.iter()
-                .map(|(vc, _)| if vc.0 % 2 == 0 { "data" } else { "ack" }.to_string())
-                .collect(),
-        ),
-    );
-    t.push("frames_sent", col(&|v| v.frames_sent));
-    t.push("frames_delivered", col(&|v| v.frames_delivered));
-    t.push("frames_corrupted", col(&|v| v.frames_corrupted));
-    t.push("cells_sent", col(&|v| v.cells_sent));
-    t.push("cells_delivered", col(&|v| v.cells_delivered));
-    // ABR sources (NaN or 0 on a UBR network); rates in bits/s of cells.
-    let abr = |get: &dyn Fn(&AbrStats) -> f64| {
-        Column::F64(
-            vcs.iter()
-                .map(|(_, v)| v.abr.as_ref().map_or(f64::NAN, get))
-                .collect(),
-        )
-    };
-    let cell_bits = f64::from(congsim_atm::CELL_BYTES * 8);
-    t.push("acr_final_bps", abr(&|a| a.acr * cell_bits));
-    t.push("acr_min_bps", abr(&|a| a.acr_min * cell_bits));
-    t.push("acr_max_bps", abr(&|a| a.acr_max * cell_bits));
-    let abr_count = |get: &dyn Fn(&AbrStats) -> u64| {
-        Column::U64(
-            vcs.iter()
-                .map(|(_, v)| v.abr.as_ref().map_or(0, get))
-                .collect(),
-        )
-    };
-    t.push("frm_sent", abr_count(&|a| a.frm_sent));
-    t.push(
-        "out_of_rate_frm_sent",
-        abr_count(&|a| a.out_of_rate_frm_sent),
-    );
-    t.push("brm_turned_around", abr_count(&|a| a.brm_turned_around));
-    t.push("brm_received", abr_count(&|a| a.brm_received));
-    t.push("uni_drops", abr_count(&|a| a.uni_drops));
-    t
+    let rows: Vec<VcRow<'_>> = atm
+        .vc_stats()
+        .map(|(vc, stats)| VcRow {
+            flow: &flow_names[(vc.0 / 2) as usize],
+            vc,
+            abr: stats.abr.clone().unwrap_or_default(),
+            stats,
+        })
+        .collect();
+    let columns = [
+        &[
+            ("flow", Get::Str(|r: &VcRow<'_>| r.flow.clone())),
+            ("direction", Get::Str(VcRow::direction)),
+        ][..],
+        &counters![VcRow<'_>: |r| r.stats;
+            frames_sent, frames_delivered, frames_corrupted, cells_sent, cells_delivered],
+        // ABR sources (NaN or 0 on a UBR network); rates in bits/s of cells.
+        &[
+            ("acr_final_bps", Get::F64(|r| r.acr_bps(|a| a.acr))),
+            ("acr_min_bps", Get::F64(|r| r.acr_bps(|a| a.acr_min))),
+            ("acr_max_bps", Get::F64(|r| r.acr_bps(|a| a.acr_max))),
+        ],
+        &counters![VcRow<'_>: |r| r.abr;
+            frm_sent, out_of_rate_frm_sent, brm_turned_around, brm_received, uni_drops],
+    ]
+    .concat();
+    Table::from_rows(&rows, &columns)
 }

@@ -92,18 +92,13 @@ impl<'a> Simulation<'a> {
                     let mut rng = streams.stream(&format!("flow/{}/start", f.name));
                     SimDuration::from_ps(rng.below(f.start_jitter.as_ps()))
                 };
-                FlowState {
-                    start_at: SimTime::ZERO + f.start + jitter,
+                let receiver = TcpReceiver::new(f.receiver.clone());
+                FlowState::new(
                     sender,
-                    receiver: TcpReceiver::new(f.receiver.clone()),
-                    src: f.src,
-                    dst: f.dst,
-                    sender_wakeup: None,
-                    receiver_wakeup: None,
-                    delivered_at_start: (0, 0),
-                    delivered_at_end: None,
-                    delivered_at_last_sample: 0,
-                }
+                    receiver,
+                    (f.src, f.dst),
+                    SimTime::ZERO + f.start + jitter,
+                )
             })
             .collect();
         let cbr: Vec<CbrState> = scenario

@@ -243,33 +243,49 @@ impl Simulation<'_> {
         let f = pkt.flow;
         if header.is_data {
             self.tcp(f).receiver.on_data(now, &header, pkt.ecn.ce);
-            self.flush_receiver(now, f);
+            self.flush(now, f, End::Receiver);
         } else {
             self.tcp(f).sender.on_ack(now, &header);
             if let Some(trace) = &mut self.sequence {
                 let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, f);
                 trace.record(now, f, "ack", &header, &flow.sender);
             }
-            self.flush_sender(now, f);
+            self.flush(now, f, End::Sender);
         }
     }
 
-    /// Sends what the sender produced and keeps its wake-up scheduled.
-    pub(super) fn flush_sender(&mut self, now: SimTime, f: FlowId) {
+    /// Sends what one end of connection `f` produced and keeps that end's wake-up scheduled.
+    pub(super) fn flush(&mut self, now: SimTime, f: FlowId, end: End) {
         let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
-        flow.sender.drain_transmit(&mut self.segments);
-        let (src, dst) = (flow.src, flow.dst);
-        let next = flow.sender.next_timeout();
-        keep_awake(
-            &mut self.queue,
-            now,
-            next,
-            &mut flow.sender_wakeup,
-            Event::SenderTimer(f),
-        );
-        for i in 0..self.segments.len() {
-            let seg = self.segments[i];
-            if let Some(trace) = &mut self.sequence {
+        // Each end has its own buffer: a data segment delivered early makes the receiver flush
+        // while the sender's segments are still being sent.
+        let mut out = std::mem::take(match end {
+            End::Sender => &mut self.segments,
+            End::Receiver => &mut self.acks,
+        });
+        let next = match end {
+            End::Sender => {
+                flow.sender.drain_transmit(&mut out);
+                flow.sender.next_timeout()
+            }
+            End::Receiver => {
+                flow.receiver.drain_transmit(&mut out);
+                flow.receiver.next_timeout()
+            }
+        };
+        let (wakeup, event) = match end {
+            End::Sender => (&mut flow.sender_wakeup, Event::SenderTimer(f)),
+            End::Receiver => (&mut flow.receiver_wakeup, Event::ReceiverTimer(f)),
+        };
+        let (from, to) = match end {
+            End::Sender => (flow.src, flow.dst),
+            End::Receiver => (flow.dst, flow.src),
+        };
+        keep_awake(&mut self.queue, now, next, wakeup, event);
+        for seg in &out {
+            if end == End::Sender
+                && let Some(trace) = &mut self.sequence
+            {
                 let event = if seg.retransmission {
                     "retransmit"
                 } else {
@@ -278,30 +294,14 @@ impl Simulation<'_> {
                 let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, f);
                 trace.record(now, f, event, &seg.header, &flow.sender);
             }
-            let mut pkt = Packet::tcp_segment(f, dst, seg.wire_bytes, seg.header);
+            let mut pkt = Packet::tcp_segment(f, to, seg.wire_bytes, seg.header);
             pkt.ecn.ect = seg.ect;
-            self.forward(now, src, pkt);
+            self.forward(now, from, pkt);
         }
-        self.segments.clear();
-    }
-
-    pub(super) fn flush_receiver(&mut self, now: SimTime, f: FlowId) {
-        let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
-        flow.receiver.drain_transmit(&mut self.acks);
-        let (src, dst) = (flow.src, flow.dst);
-        let next = flow.receiver.next_timeout();
-        keep_awake(
-            &mut self.queue,
-            now,
-            next,
-            &mut flow.receiver_wakeup,
-            Event::ReceiverTimer(f),
-        );
-        for i in 0..self.acks.len() {
-            let ack = self.acks[i];
-            let pkt = Packet::tcp_segment(f, src, ack.wire_bytes, ack.header);
-            self.forward(now, dst, pkt);
+        out.clear();
+        match end {
+            End::Sender => self.segments = out,
+            End::Receiver => self.acks = out,
         }
-        self.acks.clear();
     }
 }

@@ -73,6 +73,13 @@ enum Event {
     End,
 }
 
+/// One end of a TCP connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    Sender,
+    Receiver,
+}
+
 /// `repr(C)`: the fields every flush reads come first, in the cache line the sender's
 /// configuration starts in, rather than wherever the compiler would put them.
 #[repr(C)]
@@ -90,6 +97,29 @@ struct FlowState {
     delivered_at_end: Option<(u64, u64)>,
     /// Payload bytes delivered at the previous series sample.
     delivered_at_last_sample: u64,
+}
+
+impl FlowState {
+    /// A connection between `src` and `dst` whose application starts at `start_at`.
+    fn new(
+        sender: TcpSender,
+        receiver: TcpReceiver,
+        (src, dst): (NodeId, NodeId),
+        start_at: SimTime,
+    ) -> Self {
+        Self {
+            src,
+            dst,
+            sender_wakeup: None,
+            receiver_wakeup: None,
+            sender,
+            receiver,
+            start_at,
+            delivered_at_start: (0, 0),
+            delivered_at_end: None,
+            delivered_at_last_sample: 0,
+        }
+    }
 }
 
 /// A CBR source and what its sink received.
@@ -437,7 +467,7 @@ impl<'a> Simulation<'a> {
                     let cbr = self.flows.len()..self.first_transfer;
                     if vc.0 % 2 == 0 && !cbr.contains(&f.index()) {
                         self.tcp(f).sender.on_congestion_indication(now);
-                        self.flush_sender(now, f);
+                        self.flush(now, f, End::Sender);
                     }
                 }
                 Event::AtmSource(vc) => {
@@ -454,28 +484,14 @@ impl<'a> Simulation<'a> {
                     }
                     self.schedule_wake(link);
                 }
-                Event::SenderTimer(f) => {
-                    let flow = self.tcp(f);
-                    if flow.sender_wakeup == Some(now) {
-                        flow.sender_wakeup = None;
-                    }
-                    flow.sender.on_timeout(now);
-                    self.flush_sender(now, f);
-                }
-                Event::ReceiverTimer(f) => {
-                    let flow = self.tcp(f);
-                    if flow.receiver_wakeup == Some(now) {
-                        flow.receiver_wakeup = None;
-                    }
-                    flow.receiver.on_timeout(now);
-                    self.flush_receiver(now, f);
-                }
+                Event::SenderTimer(f) => self.wake_endpoint(now, f, End::Sender),
+                Event::ReceiverTimer(f) => self.wake_endpoint(now, f, End::Receiver),
                 Event::SlowTick(i) => {
                     let (period, members) = &self.slow_clocks[i];
                     let (period, members) = (*period, members.clone());
                     for f in members {
                         self.tcp(f).sender.on_slow_tick(now);
-                        self.flush_sender(now, f);
+                        self.flush(now, f, End::Sender);
                     }
                     self.queue.schedule(now + period, Event::SlowTick(i));
                 }
@@ -483,14 +499,14 @@ impl<'a> Simulation<'a> {
                     for i in 0..self.fast_tick_flows.len() {
                         let f = self.fast_tick_flows[i];
                         self.tcp(f).receiver.on_fast_tick();
-                        self.flush_receiver(now, f);
+                        self.flush(now, f, End::Receiver);
                     }
                     self.queue.schedule(now + BSD_FAST_TICK, Event::FastTick);
                 }
                 Event::FlowStart(f) => {
                     let size = self.scenario.flows[f.index()].size_bytes;
                     self.flows[f.index()].sender.start(now, size);
-                    self.flush_sender(now, f);
+                    self.flush(now, f, End::Sender);
                 }
                 Event::FlowStop(f) => self.flows[f.index()].sender.stop(),
                 Event::CbrEmit(i) => self.emit_cbr(now, i as usize),
@@ -534,6 +550,23 @@ impl<'a> Simulation<'a> {
     }
 
     /// The TCP connection with flow id `f`.
+    /// A timer wake-up of one end of connection `f` (stale ones find nothing due).
+    fn wake_endpoint(&mut self, now: SimTime, f: FlowId, end: End) {
+        let flow = self.tcp(f);
+        let wakeup = match end {
+            End::Sender => &mut flow.sender_wakeup,
+            End::Receiver => &mut flow.receiver_wakeup,
+        };
+        if *wakeup == Some(now) {
+            *wakeup = None;
+        }
+        match end {
+            End::Sender => flow.sender.on_timeout(now),
+            End::Receiver => flow.receiver.on_timeout(now),
+        }
+        self.flush(now, f, end);
+    }
+
     fn tcp(&mut self, f: FlowId) -> &mut FlowState {
         tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f)
     }

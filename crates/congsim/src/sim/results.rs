@@ -3,6 +3,9 @@
 
 use super::atm_tables::{atm_ports_table, atm_vcs_table, port_kind, push_atm_summary};
 use super::*;
+use crate::scenario::{ResolvedCbr, ResolvedFlow};
+use crate::table::{ColumnSpec, Get, counters, table_of};
+use congsim_tcp::SenderStats;
 
 impl Simulation<'_> {
     pub(super) fn snapshot_measure_end(&mut self) {
@@ -91,206 +94,88 @@ impl Simulation<'_> {
 
     /// The `transfers` table: each random transfer's size, start, completion and recovery.
     pub(super) fn transfers_table(&self) -> Table {
-        let groups = &self.scenario.transfers;
-        let mut t = Table::default();
-        t.push(
-            "group",
-            Column::Str(
-                self.transfer_info
-                    .iter()
-                    .map(|&(g, _, _)| groups[g as usize].name.clone())
-                    .collect(),
-            ),
-        );
-        t.push(
-            "start_s",
-            Column::F64(
-                self.transfers
-                    .iter()
-                    .map(|f| f.start_at.as_secs_f64())
-                    .collect(),
-            ),
-        );
-        t.push(
-            "size_bytes",
-            Column::U64(
-                self.transfer_info
-                    .iter()
-                    .map(|&(_, size, _)| size)
-                    .collect(),
-            ),
-        );
-        t.push(
-            "completion_time_s",
-            Column::F64(
-                self.transfers
-                    .iter()
-                    .map(|f| {
-                        f.sender
-                            .completed_at()
-                            .map_or(f64::NAN, |t| (t - f.start_at).as_secs_f64())
-                    })
-                    .collect(),
-            ),
-        );
-        let stat = |get: &dyn Fn(&congsim_tcp::SenderStats) -> u64| {
-            Column::U64(
-                self.transfers
-                    .iter()
-                    .map(|f| get(f.sender.stats()))
-                    .collect(),
-            )
-        };
-        t.push("timeouts", stat(&|s| s.timeouts));
-        for (i, name) in timeout_cause_names().into_iter().enumerate() {
-            t.push(name, stat(&|s| s.timeout_causes()[i].1));
-        }
-        t.push("retx_pkts", stat(&|s| s.retx_pkts));
-        t.push("fast_retransmits", stat(&|s| s.fast_retransmits));
-        t.push("rtt_samples", stat(&|s| s.rtt_samples));
-        t.push(
-            "rtt_mean_s",
-            Column::F64(
-                self.transfers
-                    .iter()
-                    .map(|f| {
-                        let st = f.sender.stats();
-                        if st.rtt_samples == 0 {
-                            f64::NAN
-                        } else {
-                            st.rtt_sum_s / st.rtt_samples as f64
-                        }
-                    })
-                    .collect(),
-            ),
-        );
-        t.push(
-            "cwnd_mean",
-            Column::F64(
-                self.transfers
-                    .iter()
-                    .map(|f| f.sender.stats().cwnd_mean_at_sends())
-                    .collect(),
-            ),
-        );
-        t
+        let rows: Vec<TransferRow<'_>> = (self.transfer_info.iter().zip(&self.transfers))
+            .map(|(&(group, size_bytes, _), flow)| TransferRow {
+                group: &self.scenario.transfers[group as usize].name,
+                size_bytes,
+                flow,
+            })
+            .collect();
+        let columns = [
+            &[
+                ("group", Get::Str(|r: &TransferRow<'_>| r.group.clone())),
+                ("start_s", Get::F64(|r| r.flow.start_at.as_secs_f64())),
+                ("size_bytes", Get::U64(|r| r.size_bytes)),
+                completion_time(),
+            ][..],
+            &counters![TransferRow<'_>: |r| r.stats();
+                timeouts, timeouts_repeated, timeouts_after_fast_retransmit, timeouts_few_dupacks,
+                timeouts_no_dupacks, timeouts_fast_retransmit_declined, retx_pkts,
+                fast_retransmits, rtt_samples],
+            &[
+                rtt_mean(),
+                ("cwnd_mean", Get::F64(|r| r.stats().cwnd_mean_at_sends())),
+            ],
+        ]
+        .concat();
+        Table::from_rows(&rows, &columns)
     }
 
     /// The `classes` table, if any link has a class-based queue.
     pub(super) fn classes_table(&self) -> Option<Table> {
-        let rows: Vec<(&str, usize, &congsim_ip::qdisc::ClassStats)> = self
-            .links
-            .iter()
-            .zip(&self.scenario.links)
+        let duration_s = self.scenario.duration.as_secs_f64();
+        let rows: Vec<ClassRow<'_>> = (self.links.iter().zip(&self.scenario.links))
             .flat_map(|(link, spec)| {
                 link.class_stats()
                     .iter()
                     .enumerate()
-                    .map(move |(c, st)| (spec.name.as_str(), c, st))
+                    .map(move |(class, stats)| ClassRow {
+                        link: spec,
+                        class,
+                        stats,
+                        duration_s,
+                    })
             })
             .collect();
-        if rows.is_empty() {
-            return None;
-        }
-        let duration_s = self.scenario.duration.as_secs_f64();
-        let mut t = Table::default();
-        t.push(
-            "link",
-            Column::Str(rows.iter().map(|r| r.0.to_string()).collect()),
-        );
-        t.push(
-            "class",
-            Column::U64(rows.iter().map(|r| r.1 as u64).collect()),
-        );
-        // CBQ classes by their names; priority classes are known by their rank.
-        let name_of = |link: &str, c: usize| -> String {
-            let spec = self.scenario.links.iter().find(|l| l.name == link);
-            match spec.map(|l| &l.queue) {
-                Some(QueueDiscipline::Cbq { names, .. }) => names[c].clone(),
-                _ => format!("priority {c}"),
-            }
-        };
-        t.push(
-            "name",
-            Column::Str(rows.iter().map(|r| name_of(r.0, r.1)).collect()),
-        );
-        t.push(
-            "arrivals",
-            Column::U64(rows.iter().map(|r| r.2.arrivals).collect()),
-        );
-        t.push(
-            "drops",
-            Column::U64(rows.iter().map(|r| r.2.drops).collect()),
-        );
-        t.push(
-            "departures",
-            Column::U64(rows.iter().map(|r| r.2.departures).collect()),
-        );
-        t.push(
-            "throughput_bps",
-            Column::F64(
-                rows.iter()
-                    .map(|r| r.2.bytes_departed as f64 * 8.0 / duration_s)
-                    .collect(),
-            ),
-        );
-        Some(t)
+        let columns = [
+            &[
+                ("link", Get::Str(|r: &ClassRow<'_>| r.link.name.clone())),
+                ("class", Get::U64(|r| r.class as u64)),
+                ("name", Get::Str(ClassRow::name)),
+            ][..],
+            &counters![ClassRow<'_>: |r| r.stats; arrivals, drops, departures],
+            &[("throughput_bps", Get::F64(ClassRow::throughput_bps))],
+        ]
+        .concat();
+        (!rows.is_empty()).then(|| Table::from_rows(&rows, &columns))
     }
 
     /// The `cbr` table: what each source sent and its sink received.
     pub(super) fn cbr_table(&self, window_s: f64) -> Table {
-        let specs = &self.scenario.cbr;
-        let mut t = Table::default();
-        t.push(
-            "cbr",
-            Column::Str(specs.iter().map(|c| c.name.clone()).collect()),
-        );
-        let node = |n: NodeId| self.scenario.nodes[n.index()].clone();
-        t.push(
-            "from",
-            Column::Str(specs.iter().map(|c| node(c.src)).collect()),
-        );
-        t.push(
-            "to",
-            Column::Str(specs.iter().map(|c| node(c.dst)).collect()),
-        );
-        t.push(
-            "rate_bps",
-            Column::U64(specs.iter().map(|c| c.config.rate.bps()).collect()),
-        );
-        let count = |get: fn(&CbrState) -> u64| Column::U64(self.cbr.iter().map(get).collect());
-        t.push("packets_sent", count(|c| c.next_seq));
-        t.push("packets_delivered", count(|c| c.packets_delivered));
-        t.push("packets_dropped", count(|c| c.packets_dropped));
-        t.push("bytes_delivered", count(|c| c.bytes_delivered));
-        t.push(
-            "throughput_bps",
-            Column::F64(
-                self.cbr
-                    .iter()
-                    .map(|c| {
-                        let end = c.delivered_at_end.unwrap_or(c.bytes_delivered);
-                        (end - c.delivered_at_start) as f64 * 8.0 / window_s
-                    })
-                    .collect(),
-            ),
-        );
-        t.push(
-            "loss_ratio",
-            Column::F64(
-                self.cbr
-                    .iter()
-                    .map(|c| {
-                        if c.next_seq == 0 {
-                            0.0
-                        } else {
-                            c.packets_dropped as f64 / c.next_seq as f64
-                        }
-                    })
-                    .collect(),
-            ),
-        );
-        t
+        let rows: Vec<CbrRow<'_>> = (self.scenario.cbr.iter().zip(&self.cbr))
+            .map(|(spec, state)| CbrRow {
+                spec,
+                state,
+                nodes: &self.scenario.nodes,
+                window_s,
+            })
+            .collect();
+        let columns = [
+            &[
+                ("cbr", Get::Str(|r: &CbrRow<'_>| r.spec.name.clone())),
+                ("from", Get::Str(|r| r.nodes[r.spec.src.index()].clone())),
+                ("to", Get::Str(|r| r.nodes[r.spec.dst.index()].clone())),
+                ("rate_bps", Get::U64(|r| r.spec.config.rate.bps())),
+                ("packets_sent", Get::U64(|r| r.state.next_seq)),
+            ][..],
+            &counters![CbrRow<'_>: |r| r.state; packets_delivered, packets_dropped, bytes_delivered],
+            &[
+                ("throughput_bps", Get::F64(CbrRow::throughput_bps)),
+                ("loss_ratio", Get::F64(CbrRow::loss_ratio)),
+            ],
+        ]
+        .concat();
+        Table::from_rows(&rows, &columns)
     }
 
     pub(super) fn sample(&mut self, now: SimTime) {
@@ -395,257 +280,8 @@ impl Simulation<'_> {
             .collect();
         let classes = self.classes_table();
         let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
-        let names = |v: Vec<String>| Column::Str(v);
-
-        let mut goodput = Vec::new();
-        let mut wire_tput = Vec::new();
-        for flow in &self.flows {
-            let (p1, w1) = flow.delivered_at_end.unwrap_or((0, 0));
-            goodput.push((p1 - flow.delivered_at_start.0) as f64 * 8.0 / window_s);
-            wire_tput.push((w1 - flow.delivered_at_start.1) as f64 * 8.0 / window_s);
-        }
-        let sender_col = |get: &dyn Fn(&TcpSender) -> u64| {
-            Column::U64(self.flows.iter().map(|f| get(&f.sender)).collect())
-        };
-        let mut flows = Table::default();
-        flows.push(
-            "flow",
-            names(s.flows.iter().map(|f| f.name.clone()).collect()),
-        );
-        flows.push(
-            "variant",
-            names(s.flows.iter().map(|f| f.variant_name.to_string()).collect()),
-        );
-        flows.push(
-            "profile",
-            names(s.flows.iter().map(|f| f.profile_name.to_string()).collect()),
-        );
-        flows.push(
-            "src",
-            names(
-                s.flows
-                    .iter()
-                    .map(|f| s.nodes[f.src.index()].clone())
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "dst",
-            names(
-                s.flows
-                    .iter()
-                    .map(|f| s.nodes[f.dst.index()].clone())
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "start_s",
-            Column::F64(
-                self.flows
-                    .iter()
-                    .map(|f| f.start_at.as_secs_f64())
-                    .collect(),
-            ),
-        );
-        flows.push("goodput_bps", Column::F64(goodput.clone()));
-        flows.push("wire_throughput_bps", Column::F64(wire_tput));
-        flows.push(
-            "bytes_delivered",
-            Column::U64(
-                self.flows
-                    .iter()
-                    .map(|f| f.receiver.stats().bytes_delivered)
-                    .collect(),
-            ),
-        );
-        flows.push("data_pkts_sent", sender_col(&|x| x.stats().data_pkts_sent));
-        flows.push("retx_pkts", sender_col(&|x| x.stats().retx_pkts));
-        flows.push("retx_fast", sender_col(&|x| x.stats().retx_fast));
-        flows.push("retx_go_back_n", sender_col(&|x| x.stats().retx_go_back_n));
-        flows.push(
-            "retx_partial_ack",
-            sender_col(&|x| x.stats().retx_partial_ack),
-        );
-        flows.push("retx_sack_hole", sender_col(&|x| x.stats().retx_sack_hole));
-        flows.push("retx_rescue", sender_col(&|x| x.stats().retx_rescue));
-        flows.push("ecn_responses", sender_col(&|x| x.stats().ecn_responses));
-        flows.push("bcn_responses", sender_col(&|x| x.stats().bcn_responses));
-        flows.push("timeouts", sender_col(&|x| x.stats().timeouts));
-        flows.push("timeouts_all", sender_col(&|x| x.stats().timeouts_all));
-        for (i, name) in timeout_cause_names().into_iter().enumerate() {
-            flows.push(name, sender_col(&|x| x.stats().timeout_causes()[i].1));
-        }
-        flows.push(
-            "fast_retransmits",
-            sender_col(&|x| x.stats().fast_retransmits),
-        );
-        flows.push(
-            "fast_recoveries",
-            sender_col(&|x| x.stats().fast_recoveries),
-        );
-        flows.push("partial_acks", sender_col(&|x| x.stats().partial_acks));
-        flows.push(
-            "limited_transmit_sends",
-            sender_col(&|x| x.stats().limited_transmit_sends),
-        );
-        flows.push("cwnd_cuts", sender_col(&|x| x.stats().cwnd_cuts));
-        flows.push("acks_rcvd", sender_col(&|x| x.stats().acks_rcvd));
-        flows.push("dupacks_rcvd", sender_col(&|x| x.stats().dupacks_rcvd));
-        flows.push("rtt_samples", sender_col(&|x| x.stats().rtt_samples));
-        let mean = |sum: f64, n: u64| if n == 0 { f64::NAN } else { sum / n as f64 };
-        flows.push(
-            "rtt_mean_s",
-            Column::F64(
-                self.flows
-                    .iter()
-                    .map(|f| mean(f.sender.stats().rtt_sum_s, f.sender.stats().rtt_samples))
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "rtt_quantised_mean_s",
-            Column::F64(
-                self.flows
-                    .iter()
-                    .map(|f| {
-                        mean(
-                            f.sender.stats().rtt_quantised_sum_s,
-                            f.sender.stats().rtt_samples,
-                        )
-                    })
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "final_cwnd",
-            Column::F64(
-                self.flows
-                    .iter()
-                    .map(|f| f.sender.cwnd_segments())
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "final_ssthresh",
-            Column::F64(
-                self.flows
-                    .iter()
-                    .map(|f| f.sender.ssthresh_segments())
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "completion_time_s",
-            Column::F64(
-                self.flows
-                    .iter()
-                    .map(|f| {
-                        f.sender
-                            .completed_at()
-                            .map_or(f64::NAN, |t| (t - f.start_at).as_secs_f64())
-                    })
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "dup_pkts_rcvd",
-            Column::U64(
-                self.flows
-                    .iter()
-                    .map(|f| f.receiver.stats().dup_pkts_rcvd)
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "acks_sent",
-            Column::U64(
-                self.flows
-                    .iter()
-                    .map(|f| f.receiver.stats().acks_sent)
-                    .collect(),
-            ),
-        );
-        flows.push(
-            "sack_blocks_sent",
-            Column::U64(
-                self.flows
-                    .iter()
-                    .map(|f| f.receiver.stats().sack_blocks_sent)
-                    .collect(),
-            ),
-        );
-        // Over the flow's own life: from its start to its last byte acknowledged, or to the
-        // end of the run (not the measurement window: a short transfer's rate, not its share).
-        let active_goodput = self.flows.iter().map(|f| {
-            let until = f.sender.completed_at().unwrap_or(end);
-            let active_s = until.since(f.start_at).as_secs_f64();
-            let bytes = f.receiver.stats().bytes_delivered as f64;
-            if until > f.start_at {
-                bytes * 8.0 / active_s
-            } else {
-                f64::NAN
-            }
-        });
-        flows.push("active_goodput_bps", Column::F64(active_goodput.collect()));
-
-        // ATM links report in cells, in the `atm_ports` table.
-        let ip_links: Vec<(&ResolvedLink, &Link)> = s
-            .links
-            .iter()
-            .zip(&self.links)
-            .filter(|(spec, _)| spec.atm.is_none())
-            .collect();
-        let link_stats: Vec<LinkStats> = ip_links.iter().map(|(_, l)| l.stats_at(end)).collect();
-        let link_col =
-            |get: &dyn Fn(&LinkStats) -> u64| Column::U64(link_stats.iter().map(get).collect());
-        let mut links = Table::default();
-        links.push(
-            "link",
-            names(ip_links.iter().map(|(l, _)| l.name.clone()).collect()),
-        );
-        links.push(
-            "rate_bps",
-            Column::U64(ip_links.iter().map(|(l, _)| l.rate.bps()).collect()),
-        );
-        links.push(
-            "delay_s",
-            Column::F64(
-                ip_links
-                    .iter()
-                    .map(|(l, _)| l.delay.as_secs_f64())
-                    .collect(),
-            ),
-        );
-        links.push("arrivals", link_col(&|l| l.arrivals));
-        links.push("departures", link_col(&|l| l.departures));
-        links.push("drops", link_col(&|l| l.drops_total()));
-        links.push("drops_overflow", link_col(&|l| l.drops_overflow));
-        links.push("drops_early", link_col(&|l| l.drops_early));
-        links.push("drops_forced", link_col(&|l| l.drops_forced));
-        links.push("drops_scripted", link_col(&|l| l.drops_scripted));
-        links.push("drops_random", link_col(&|l| l.drops_random));
-        links.push("marks", link_col(&|l| l.marks));
-        links.push("max_queue_packets", link_col(&|l| l.max_queue_packets));
-        links.push("max_queue_bytes", link_col(&|l| l.max_queue_bytes));
-        links.push(
-            "mean_queue_packets",
-            Column::F64(
-                ip_links
-                    .iter()
-                    .map(|(_, l)| l.mean_queue_packets(end))
-                    .collect(),
-            ),
-        );
-        links.push(
-            "utilization",
-            Column::F64(
-                link_stats
-                    .iter()
-                    // Whole transmissions count; the last one may run past the end.
-                    .map(|st| (st.busy_ps as f64 / end.as_ps() as f64).min(1.0))
-                    .collect(),
-            ),
-        );
+        let flows = flows_table(&self.flows, s, window_s, end);
+        let links = links_table(&self.links, s, end);
         let (atm_ports, atm_vcs) = match &self.atm {
             Some(atm) => (
                 Some(atm_ports_table(atm, s, end)),
@@ -654,10 +290,11 @@ impl Simulation<'_> {
             None => (None, None),
         };
 
-        let total: f64 = goodput.iter().sum();
-        let sum_sender = |get: &dyn Fn(&TcpSender) -> u64| {
-            self.flows.iter().map(|f| get(&f.sender)).sum::<u64>()
+        let goodput = match flows.column("goodput_bps") {
+            Some(Column::F64(values)) => values.clone(),
+            _ => Vec::new(),
         };
+        let total: f64 = goodput.iter().sum();
         let mut summary = Table::default();
         summary.push("scenario", Column::Str(vec![s.name.clone()]));
         summary.push("replication", Column::U64(vec![u64::from(replication)]));
@@ -691,26 +328,16 @@ impl Simulation<'_> {
         );
         summary.push("jain_index", Column::F64(vec![jain_index(&goodput)]));
         summary.push("cov", Column::F64(vec![coefficient_of_variation(&goodput)]));
-        summary.push(
-            "timeouts",
-            Column::U64(vec![sum_sender(&|x| x.stats().timeouts)]),
-        );
-        summary.push(
-            "fast_retransmits",
-            Column::U64(vec![sum_sender(&|x| x.stats().fast_retransmits)]),
-        );
-        summary.push(
-            "fast_recoveries",
-            Column::U64(vec![sum_sender(&|x| x.stats().fast_recoveries)]),
-        );
-        summary.push(
-            "retx_pkts",
-            Column::U64(vec![sum_sender(&|x| x.stats().retx_pkts)]),
-        );
-        summary.push(
-            "drops",
-            Column::U64(vec![link_stats.iter().map(LinkStats::drops_total).sum()]),
-        );
+        // Totals over the flows (and the IP links) of the counters those tables hold.
+        for (name, table) in [
+            ("timeouts", &flows),
+            ("fast_retransmits", &flows),
+            ("fast_recoveries", &flows),
+            ("retx_pkts", &flows),
+            ("drops", &links),
+        ] {
+            summary.push(name, Column::U64(vec![table.sum_u64(name)]));
+        }
         if !s.transfers.is_empty() {
             self.push_transfer_summary(&mut summary);
         }
@@ -759,55 +386,30 @@ impl Simulation<'_> {
         });
         let (flow_series, link_series, atm_series) = match self.series {
             Some(series) => {
-                let mut fs = Table::default();
-                fs.push("time_s", Column::F64(series.flow_time_s));
-                fs.push("flow", Column::Str(series.flow));
-                fs.push("cwnd", Column::F64(series.cwnd));
-                fs.push("ssthresh", Column::F64(series.ssthresh));
-                fs.push("throughput_bps", Column::F64(series.throughput_bps));
-                fs.push("effective_window", Column::F64(series.effective_window));
-                fs.push("srtt_s", Column::F64(series.srtt_s));
-                fs.push("rttvar_s", Column::F64(series.rttvar_s));
-                fs.push("rto_s", Column::F64(series.rto_s));
-                let mut ls = Table::default();
-                ls.push("time_s", Column::F64(series.link_time_s));
-                ls.push("link", Column::Str(series.link));
-                ls.push("queue_packets", Column::U64(series.queue_packets));
+                let flows = table_of!(series;
+                    F64 flow_time_s as "time_s", Str flow, F64 cwnd, F64 ssthresh,
+                    F64 throughput_bps, F64 effective_window, F64 srtt_s, F64 rttvar_s, F64 rto_s);
+                let links = table_of!(series;
+                    F64 link_time_s as "time_s", Str link, U64 queue_packets);
                 let atm = self.atm.is_some().then(|| {
-                    let mut t = Table::default();
-                    t.push("time_s", Column::F64(series.atm_time_s));
-                    t.push("link", Column::Str(series.atm_link));
-                    t.push("kind", Column::Str(series.atm_kind));
-                    t.push("queue_cells", Column::U64(series.atm_queue_cells));
-                    t
+                    table_of!(series;
+                        F64 atm_time_s as "time_s", Str atm_link as "link", Str atm_kind as "kind",
+                        U64 atm_queue_cells as "queue_cells")
                 });
-                (Some(fs), Some(ls), atm)
+                (Some(flows), Some(links), atm)
             }
             None => (None, None, None),
         };
         let sequence = self.sequence.take().map(|trace| {
+            let flow = trace.flow.iter().map(|f| flow_names[f.index()].clone());
+            let event = trace.event.iter().map(|e| e.to_string());
             let mut t = Table::default();
             t.push("time_s", Column::F64(trace.time_s));
-            t.push(
-                "flow",
-                Column::Str(
-                    trace
-                        .flow
-                        .iter()
-                        .map(|f| flow_names[f.index()].clone())
-                        .collect(),
-                ),
-            );
-            t.push(
-                "event",
-                Column::Str(trace.event.iter().map(|e| e.to_string()).collect()),
-            );
-            t.push("seq", Column::U64(trace.seq));
-            t.push("ack", Column::U64(trace.ack));
-            t.push("sack", Column::Str(trace.sack));
-            t.push("cwnd", Column::F64(trace.cwnd));
-            t.push("ssthresh", Column::F64(trace.ssthresh));
-            t.push("pipe", Column::F64(trace.pipe));
+            t.push("flow", Column::Str(flow.collect()));
+            t.push("event", Column::Str(event.collect()));
+            let rest =
+                table_of!(trace; U64 seq, U64 ack, Str sack, F64 cwnd, F64 ssthresh, F64 pipe);
+            t.columns.extend(rest.columns);
             t
         });
         RunResult {
@@ -844,4 +446,248 @@ pub(super) fn warnings_table(warnings: &[ScenarioWarning]) -> Option<Table> {
         Column::Str(warnings.iter().map(|w| w.message.clone()).collect()),
     );
     Some(t)
+}
+
+impl FlowState {
+    /// Seconds from the application's start to its last byte acknowledged (NaN if it has not
+    /// completed).
+    fn completion_time_s(&self) -> f64 {
+        self.sender
+            .completed_at()
+            .map_or(f64::NAN, |t| (t - self.start_at).as_secs_f64())
+    }
+}
+
+/// A row that is one TCP connection: a declared flow or a random transfer.
+trait Connection {
+    fn connection(&self) -> &FlowState;
+
+    fn stats(&self) -> &SenderStats {
+        self.connection().sender.stats()
+    }
+}
+
+fn completion_time<R: Connection>() -> ColumnSpec<R> {
+    (
+        "completion_time_s",
+        Get::F64(|r: &R| r.connection().completion_time_s()),
+    )
+}
+
+fn rtt_mean<R: Connection>() -> ColumnSpec<R> {
+    ("rtt_mean_s", Get::F64(|r: &R| r.stats().rtt_mean_s()))
+}
+
+/// One declared flow, with what its columns need.
+struct FlowRow<'a> {
+    spec: &'a ResolvedFlow,
+    flow: &'a FlowState,
+    nodes: &'a [String],
+    window_s: f64,
+    end: SimTime,
+}
+
+impl Connection for FlowRow<'_> {
+    fn connection(&self) -> &FlowState {
+        self.flow
+    }
+}
+
+impl<'a> FlowRow<'a> {
+    fn new(
+        spec: &'a ResolvedFlow,
+        flow: &'a FlowState,
+        s: &'a Scenario,
+        (window_s, end): (f64, SimTime),
+    ) -> Self {
+        let nodes = &s.nodes;
+        Self {
+            spec,
+            flow,
+            nodes,
+            window_s,
+            end,
+        }
+    }
+
+    /// Bits per second over the measurement window, of payload (`wire = false`) or of IP
+    /// bytes.
+    fn delivered_bps(&self, wire: bool) -> f64 {
+        let pick = |(payload, ip): (u64, u64)| if wire { ip } else { payload };
+        let at_end = pick(self.flow.delivered_at_end.unwrap_or((0, 0)));
+        (at_end - pick(self.flow.delivered_at_start)) as f64 * 8.0 / self.window_s
+    }
+
+    /// Over the flow's own life: from its start to its last byte acknowledged, or to the end
+    /// of the run (not the measurement window: a short transfer's rate, not its share).
+    fn active_goodput_bps(&self) -> f64 {
+        let f = self.flow;
+        let until = f.sender.completed_at().unwrap_or(self.end);
+        if until > f.start_at {
+            f.receiver.stats().bytes_delivered as f64 * 8.0 / until.since(f.start_at).as_secs_f64()
+        } else {
+            f64::NAN
+        }
+    }
+}
+
+/// The `flows` table: each declared flow's identity, rates and TCP counters.
+fn flows_table(flows: &[FlowState], s: &Scenario, window_s: f64, end: SimTime) -> Table {
+    let rows: Vec<FlowRow<'_>> = (s.flows.iter().zip(flows))
+        .map(|(spec, flow)| FlowRow::new(spec, flow, s, (window_s, end)))
+        .collect();
+    let columns = [
+        &[
+            ("flow", Get::Str(|r: &FlowRow<'_>| r.spec.name.clone())),
+            ("variant", Get::Str(|r| r.spec.variant_name.to_string())),
+            ("profile", Get::Str(|r| r.spec.profile_name.to_string())),
+            ("src", Get::Str(|r| r.nodes[r.spec.src.index()].clone())),
+            ("dst", Get::Str(|r| r.nodes[r.spec.dst.index()].clone())),
+            ("start_s", Get::F64(|r| r.flow.start_at.as_secs_f64())),
+            ("goodput_bps", Get::F64(|r| r.delivered_bps(false))),
+            ("wire_throughput_bps", Get::F64(|r| r.delivered_bps(true))),
+            (
+                "bytes_delivered",
+                Get::U64(|r| r.flow.receiver.stats().bytes_delivered),
+            ),
+        ][..],
+        &counters![FlowRow<'_>: |r| r.stats();
+            data_pkts_sent, retx_pkts, retx_fast, retx_go_back_n, retx_partial_ack,
+            retx_sack_hole, retx_rescue, ecn_responses, bcn_responses, timeouts, timeouts_all,
+            timeouts_repeated, timeouts_after_fast_retransmit, timeouts_few_dupacks,
+            timeouts_no_dupacks, timeouts_fast_retransmit_declined, fast_retransmits,
+            fast_recoveries, partial_acks, limited_transmit_sends, cwnd_cuts, acks_rcvd,
+            dupacks_rcvd, rtt_samples],
+        &[
+            rtt_mean(),
+            (
+                "rtt_quantised_mean_s",
+                Get::F64(|r| r.stats().rtt_quantised_mean_s()),
+            ),
+            ("final_cwnd", Get::F64(|r| r.flow.sender.cwnd_segments())),
+            (
+                "final_ssthresh",
+                Get::F64(|r| r.flow.sender.ssthresh_segments()),
+            ),
+            completion_time(),
+        ],
+        &counters![FlowRow<'_>: |r| r.flow.receiver.stats();
+            dup_pkts_rcvd, acks_sent, sack_blocks_sent],
+        &[("active_goodput_bps", Get::F64(FlowRow::active_goodput_bps))],
+    ]
+    .concat();
+    Table::from_rows(&rows, &columns)
+}
+
+/// One IP link (ATM links report in cells, in the `atm_ports` table).
+struct LinkRow<'a> {
+    spec: &'a ResolvedLink,
+    link: &'a Link,
+    stats: LinkStats,
+    end: SimTime,
+}
+
+impl<'a> LinkRow<'a> {
+    /// The link's counters as of `end`.
+    fn new(spec: &'a ResolvedLink, link: &'a Link, end: SimTime) -> Self {
+        let stats = link.stats_at(end);
+        Self {
+            spec,
+            link,
+            stats,
+            end,
+        }
+    }
+}
+
+fn links_table(links: &[Link], s: &Scenario, end: SimTime) -> Table {
+    let ip_links = (s.links.iter().zip(links)).filter(|(spec, _)| spec.atm.is_none());
+    let rows: Vec<LinkRow<'_>> = ip_links
+        .map(|(spec, link)| LinkRow::new(spec, link, end))
+        .collect();
+    let columns = [
+        &[
+            ("link", Get::Str(|r: &LinkRow<'_>| r.spec.name.clone())),
+            ("rate_bps", Get::U64(|r| r.spec.rate.bps())),
+            ("delay_s", Get::F64(|r| r.spec.delay.as_secs_f64())),
+        ][..],
+        &counters![LinkRow<'_>: |r| r.stats; arrivals, departures],
+        &[("drops", Get::U64(|r| r.stats.drops_total()))],
+        &counters![LinkRow<'_>: |r| r.stats;
+            drops_overflow, drops_early, drops_forced, drops_scripted, drops_random, marks,
+            max_queue_packets, max_queue_bytes],
+        &[
+            (
+                "mean_queue_packets",
+                Get::F64(|r| r.link.mean_queue_packets(r.end)),
+            ),
+            // Whole transmissions count; the last one may run past the end.
+            (
+                "utilization",
+                Get::F64(|r| (r.stats.busy_ps as f64 / r.end.as_ps() as f64).min(1.0)),
+            ),
+        ],
+    ]
+    .concat();
+    Table::from_rows(&rows, &columns)
+}
+
+/// One random transfer.
+struct TransferRow<'a> {
+    group: &'a String,
+    size_bytes: u64,
+    flow: &'a FlowState,
+}
+
+impl Connection for TransferRow<'_> {
+    fn connection(&self) -> &FlowState {
+        self.flow
+    }
+}
+
+/// One class of a class-based or priority queue.
+struct ClassRow<'a> {
+    link: &'a ResolvedLink,
+    class: usize,
+    stats: &'a congsim_ip::qdisc::ClassStats,
+    duration_s: f64,
+}
+
+impl ClassRow<'_> {
+    /// CBQ classes by their names; priority classes are known by their rank.
+    fn name(&self) -> String {
+        match &self.link.queue {
+            QueueDiscipline::Cbq { names, .. } => names[self.class].clone(),
+            _ => format!("priority {}", self.class),
+        }
+    }
+
+    fn throughput_bps(&self) -> f64 {
+        self.stats.bytes_departed as f64 * 8.0 / self.duration_s
+    }
+}
+
+/// One CBR source.
+struct CbrRow<'a> {
+    spec: &'a ResolvedCbr,
+    state: &'a CbrState,
+    nodes: &'a [String],
+    window_s: f64,
+}
+
+impl CbrRow<'_> {
+    fn throughput_bps(&self) -> f64 {
+        let c = self.state;
+        let end = c.delivered_at_end.unwrap_or(c.bytes_delivered);
+        (end - c.delivered_at_start) as f64 * 8.0 / self.window_s
+    }
+
+    fn loss_ratio(&self) -> f64 {
+        let c = self.state;
+        if c.next_seq == 0 {
+            0.0
+        } else {
+            c.packets_dropped as f64 / c.next_seq as f64
+        }
+    }
 }

@@ -58,22 +58,12 @@ impl Simulation<'_> {
             sender.enable_trace();
         }
         sender.start(now, Some(size));
-        self.transfers.push(FlowState {
-            start_at: now,
-            sender,
-            receiver: TcpReceiver::new(spec.receiver.clone()),
-            src: spec.src,
-            dst: spec.dst,
-            sender_wakeup: None,
-            receiver_wakeup: None,
-            delivered_at_start: (0, 0),
-            delivered_at_end: None,
-            delivered_at_last_sample: 0,
-        });
+        let receiver = TcpReceiver::new(spec.receiver.clone());
+        (self.transfers).push(FlowState::new(sender, receiver, (spec.src, spec.dst), now));
         self.transfer_info
             .push((g as u32, size, self.group_started[g]));
         self.group_started[g] += 1;
-        self.flush_sender(now, f);
+        self.flush(now, f, End::Sender);
         self.schedule_transfer(now, g);
     }
 
