@@ -96,6 +96,26 @@ pub struct LinkStats {
 }
 
 impl LinkStats {
+    /// What was counted since `start`, an earlier reading of the same link; the queue maxima
+    /// stay those of the whole run (a maximum cannot be taken apart).
+    pub fn since(&self, start: &Self) -> Self {
+        Self {
+            arrivals: self.arrivals - start.arrivals,
+            departures: self.departures - start.departures,
+            bytes_departed: self.bytes_departed - start.bytes_departed,
+            busy_ps: self.busy_ps - start.busy_ps,
+            max_queue_packets: self.max_queue_packets,
+            max_queue_bytes: self.max_queue_bytes,
+            queue_area_packet_ps: self.queue_area_packet_ps - start.queue_area_packet_ps,
+            drops_overflow: self.drops_overflow - start.drops_overflow,
+            drops_early: self.drops_early - start.drops_early,
+            drops_forced: self.drops_forced - start.drops_forced,
+            drops_scripted: self.drops_scripted - start.drops_scripted,
+            drops_random: self.drops_random - start.drops_random,
+            marks: self.marks - start.marks,
+        }
+    }
+
     pub fn drops_total(&self) -> u64 {
         self.drops_overflow
             + self.drops_early
@@ -335,6 +355,12 @@ impl Link {
         if until == SimTime::ZERO {
             return 0.0;
         }
+        self.queue_area_at(until) as f64 / until.as_ps() as f64
+    }
+
+    /// ∫ queue length dt from the start to `until`, in packet·picoseconds (every packet
+    /// admitted before `until`, and none after, must have been offered).
+    pub fn queue_area_at(&self, until: SimTime) -> u128 {
         // Every packet's whole wait was added at admission: take back what lies beyond `until`.
         let beyond: u128 = match &self.fifo {
             Some(fifo) => fifo
@@ -350,7 +376,7 @@ impl Link {
             .iter()
             .map(|&t| u128::from(until.since(t).as_ps()))
             .sum();
-        (self.stats.queue_area_packet_ps + open - beyond) as f64 / until.as_ps() as f64
+        self.stats.queue_area_packet_ps + open - beyond
     }
 
     fn scripted_or_random_drop(&mut self, pkt: &mut Packet) -> Option<DropReason> {

@@ -22,6 +22,21 @@ pub struct ReceiverStats {
     pub wire_bytes_delivered: u64,
 }
 
+impl ReceiverStats {
+    /// What was counted since `start`, an earlier reading of the same receiver.
+    pub fn since(&self, start: &Self) -> Self {
+        Self {
+            pkts_rcvd: self.pkts_rcvd - start.pkts_rcvd,
+            dup_pkts_rcvd: self.dup_pkts_rcvd - start.dup_pkts_rcvd,
+            ooo_pkts: self.ooo_pkts - start.ooo_pkts,
+            acks_sent: self.acks_sent - start.acks_sent,
+            sack_blocks_sent: self.sack_blocks_sent - start.sack_blocks_sent,
+            bytes_delivered: self.bytes_delivered - start.bytes_delivered,
+            wire_bytes_delivered: self.wire_bytes_delivered - start.wire_bytes_delivered,
+        }
+    }
+}
+
 pub struct TcpReceiver {
     cfg: ReceiverConfig,
     /// Next segment expected.

@@ -117,6 +117,47 @@ impl SenderStats {
         ]
     }
 
+    /// What was counted since `start` (an earlier reading of the same sender): the counters
+    /// of a measurement window. The RTT extremes stay those of the whole connection.
+    pub fn since(&self, start: &Self) -> Self {
+        Self {
+            data_pkts_sent: self.data_pkts_sent - start.data_pkts_sent,
+            data_bytes_sent: self.data_bytes_sent - start.data_bytes_sent,
+            retx_pkts: self.retx_pkts - start.retx_pkts,
+            retx_bytes: self.retx_bytes - start.retx_bytes,
+            retx_go_back_n: self.retx_go_back_n - start.retx_go_back_n,
+            retx_fast: self.retx_fast - start.retx_fast,
+            retx_partial_ack: self.retx_partial_ack - start.retx_partial_ack,
+            retx_sack_hole: self.retx_sack_hole - start.retx_sack_hole,
+            retx_rescue: self.retx_rescue - start.retx_rescue,
+            partial_acks: self.partial_acks - start.partial_acks,
+            limited_transmit_sends: self.limited_transmit_sends - start.limited_transmit_sends,
+            ecn_responses: self.ecn_responses - start.ecn_responses,
+            bcn_responses: self.bcn_responses - start.bcn_responses,
+            timeouts: self.timeouts - start.timeouts,
+            timeouts_repeated: self.timeouts_repeated - start.timeouts_repeated,
+            timeouts_after_fast_retransmit: self.timeouts_after_fast_retransmit
+                - start.timeouts_after_fast_retransmit,
+            timeouts_few_dupacks: self.timeouts_few_dupacks - start.timeouts_few_dupacks,
+            timeouts_no_dupacks: self.timeouts_no_dupacks - start.timeouts_no_dupacks,
+            timeouts_fast_retransmit_declined: self.timeouts_fast_retransmit_declined
+                - start.timeouts_fast_retransmit_declined,
+            timeouts_all: self.timeouts_all - start.timeouts_all,
+            fast_retransmits: self.fast_retransmits - start.fast_retransmits,
+            fast_recoveries: self.fast_recoveries - start.fast_recoveries,
+            cwnd_cuts: self.cwnd_cuts - start.cwnd_cuts,
+            acks_rcvd: self.acks_rcvd - start.acks_rcvd,
+            dupacks_rcvd: self.dupacks_rcvd - start.dupacks_rcvd,
+            rtt_samples: self.rtt_samples - start.rtt_samples,
+            rtt_sum_s: self.rtt_sum_s - start.rtt_sum_s,
+            rtt_sum_sq_s: self.rtt_sum_sq_s - start.rtt_sum_sq_s,
+            rtt_min_s: self.rtt_min_s,
+            rtt_max_s: self.rtt_max_s,
+            rtt_quantised_sum_s: self.rtt_quantised_sum_s - start.rtt_quantised_sum_s,
+            cwnd_sum_at_sends: self.cwnd_sum_at_sends - start.cwnd_sum_at_sends,
+        }
+    }
+
     /// Mean exact RTT in seconds; NaN before the first sample.
     pub fn rtt_mean_s(&self) -> f64 {
         if self.rtt_samples == 0 {

@@ -307,7 +307,8 @@ fn compare_paths(text: &str) {
     };
     let fused = run(&scenario, 0);
     assert!(
-        f64_col(&fused, "summary", "drops")[0] > 100.0,
+        // Counted in the measurement window, where one is set (the early case: 80 from 1 s).
+        f64_col(&fused, "summary", "drops")[0] > 50.0,
         "the comparison needs congestion"
     );
     scenario.hop_fusion = false;
@@ -688,7 +689,10 @@ fn large_networks_route_through_per_destination_rows_with_the_same_results() {
 /// a finite transfer, start to the end of the run for a persistent one.
 #[test]
 fn goodput_over_a_flows_active_time() {
-    let base = three_node("ns2_2000", 20, 50);
+    // Over the whole run, so that `bytes_delivered` (counted in the measurement window) is
+    // every byte.
+    let base = three_node("ns2_2000", 20, 50).replace("measure_from = \"2s\"\n", "");
+    assert!(!base.contains("measure_from"));
     let text = format!(
         "{base}\n[[flows]]\nname = \"short\"\nfrom = \"src\"\nto = \"dst\"\nstart = \"2s\"\nsize = \"100KB\"\n"
     );
@@ -767,4 +771,75 @@ fn cubic_cuts_to_seven_tenths_and_fills_a_long_fat_pipe_better_than_aimd() {
     );
     assert!(cubic_bps > 0.92 * payload_rate_bps, "CUBIC {cubic_bps}");
     assert_eq!(f64_col(&cubic, "flows", "timeouts")[0], 0.0);
+}
+
+#[test]
+fn every_counter_is_counted_in_the_measurement_window() {
+    let whole = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/dumbbell-20.toml"
+    ))
+    .expect("scenario file")
+    .replace("duration = \"20s\"", "duration = \"4s\"");
+    let with =
+        |window: &str| whole.replace("duration = \"4s\"", &format!("duration = \"4s\"\n{window}"));
+    let (all, before, after) = (
+        run_toml(&whole),
+        run_toml(&with("measure_until = \"1300ms\"")),
+        run_toml(&with("measure_from = \"1300ms\"")),
+    );
+    // Counters of the two halves add up to the whole run's, row by row.
+    for (table, columns) in [
+        (
+            "flows",
+            &[
+                "bytes_delivered",
+                "data_pkts_sent",
+                "retx_pkts",
+                "timeouts",
+                "fast_retransmits",
+                "acks_rcvd",
+                "rtt_samples",
+                "acks_sent",
+            ][..],
+        ),
+        (
+            "links",
+            &["arrivals", "departures", "drops", "drops_overflow"][..],
+        ),
+        ("summary", &["timeouts", "retx_pkts", "drops"][..]),
+    ] {
+        for column in columns {
+            let (a, b, c) = (
+                f64_col(&before, table, column),
+                f64_col(&after, table, column),
+                f64_col(&all, table, column),
+            );
+            for row in 0..c.len() {
+                assert_eq!(a[row] + b[row], c[row], "{table}.{column}[{row}]");
+            }
+            if *column != "timeouts" {
+                assert!(
+                    a.iter().sum::<f64>() > 0.0 && b.iter().sum::<f64>() > 0.0,
+                    "{column}"
+                );
+            }
+        }
+    }
+    // Time averages weigh by the halves' lengths.
+    let (a, b, c) = (
+        f64_col(&before, "links", "mean_queue_packets"),
+        f64_col(&after, "links", "mean_queue_packets"),
+        f64_col(&all, "links", "mean_queue_packets"),
+    );
+    let bottleneck = (0..c.len())
+        .max_by(|&i, &j| c[i].total_cmp(&c[j]))
+        .expect("links");
+    let weighed = a[bottleneck] * 1.3 + b[bottleneck] * 2.7;
+    assert!(
+        (weighed - c[bottleneck] * 4.0).abs() < 1e-9 * weighed.max(1.0),
+        "{weighed} vs {}",
+        c[bottleneck] * 4.0
+    );
+    assert!(a[bottleneck] > 0.0 && b[bottleneck] > 0.0);
 }

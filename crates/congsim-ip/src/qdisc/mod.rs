@@ -24,6 +24,18 @@ pub struct ClassStats {
     pub bytes_departed: u64,
 }
 
+impl ClassStats {
+    /// What was counted since `start`, an earlier reading of the same class.
+    pub fn since(&self, start: &Self) -> Self {
+        Self {
+            arrivals: self.arrivals - start.arrivals,
+            drops: self.drops - start.drops,
+            departures: self.departures - start.departures,
+            bytes_departed: self.bytes_departed - start.bytes_departed,
+        }
+    }
+}
+
 /// Maps each flow to its class: `class_of[flow id]`, and `default_class` for flows beyond it.
 #[derive(Clone, Debug)]
 pub struct Classifier {

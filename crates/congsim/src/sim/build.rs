@@ -121,8 +121,6 @@ impl<'a> Simulation<'a> {
                     packets_delivered: 0,
                     packets_dropped: 0,
                     bytes_delivered: 0,
-                    delivered_at_start: 0,
-                    delivered_at_end: None,
                 }
             })
             .collect();
@@ -249,6 +247,11 @@ impl<'a> Simulation<'a> {
                     .map(|l| streams.stream(&format!("link/{}/ties", l.name)))
                     .collect()
             }),
+            window_opened: None,
+            window_closed: None,
+            measure_boundaries: [scenario.measure_from, scenario.measure_until]
+                .map(|d| SimTime::ZERO + d),
+            deferred: Vec::new(),
         };
         sim.early_endpoints = sim.early_endpoints();
         sim

@@ -100,16 +100,27 @@ impl Simulation<'_> {
                         && let Some(next) =
                             self.fuse_next[link.index() * self.hop_columns + self.column(pkt.dst)]
                     {
+                        if self.crosses_measure_boundary(now, arrive_at) {
+                            self.deferred.push(Deferred::Offer {
+                                at: arrive_at,
+                                link: next,
+                                pkt,
+                            });
+                            return;
+                        }
                         (at, link) = (arrive_at, next);
                         continue;
                     }
                     if self.link_to[link.index()] == pkt.dst
                         && self.links[link.index()].pipe_is_empty()
-                        && self.early_delivery(now, arrive_at, &pkt)
+                        && self.early_delivery(arrive_at, &pkt)
                     {
-                        self.in_early_delivery = true;
-                        self.arrive(arrive_at, pkt.dst, pkt);
-                        self.in_early_delivery = false;
+                        if self.crosses_measure_boundary(now, arrive_at) {
+                            self.deferred
+                                .push(Deferred::Delivery { at: arrive_at, pkt });
+                        } else {
+                            self.deliver_early(arrive_at, pkt);
+                        }
                         return;
                     }
                     if let Some(head) = self.links[link.index()].enter_pipe(arrive_at, pkt) {
@@ -145,8 +156,9 @@ impl Simulation<'_> {
     /// order of events at one instant (deviation D26): the pipe is empty (a packet still
     /// propagating must arrive first), the endpoint has no timer due by then, what it sends in
     /// reply has a first link to itself (so offers there stay in time order), the run has not
-    /// ended by then, and, for a receiver, no measurement boundary falls in between.
-    pub(super) fn early_delivery(&self, now: SimTime, arrive_at: SimTime, pkt: &Packet) -> bool {
+    /// ended by then. One that would cross a measurement boundary waits for it
+    /// (`release_deferred`).
+    pub(super) fn early_delivery(&self, arrive_at: SimTime, pkt: &Packet) -> bool {
         let f = pkt.flow.index();
         let (Some(ends), Some(header)) = (self.early_endpoints.get(f), pkt.tcp()) else {
             return false;
@@ -156,18 +168,38 @@ impl Simulation<'_> {
             return false;
         }
         let due_after = |next: Option<SimTime>| next.is_none_or(|t| t > arrive_at);
-        if !header.is_data {
-            return ends.sender && due_after(self.flows[f].sender.next_timeout());
+        if header.is_data {
+            ends.receiver && due_after(self.flows[f].receiver.next_timeout())
+        } else {
+            ends.sender && due_after(self.flows[f].sender.next_timeout())
         }
-        let s = self.scenario;
-        let boundary = |d: SimDuration| {
-            let b = Self::at(d);
-            now < b && b <= arrive_at
-        };
-        ends.receiver
-            && !boundary(s.measure_from)
-            && !boundary(s.measure_until)
-            && due_after(self.flows[f].receiver.next_timeout())
+    }
+
+    fn deliver_early(&mut self, at: SimTime, pkt: Packet) {
+        self.in_early_delivery = true;
+        self.arrive(at, pkt.dst, pkt);
+        self.in_early_delivery = false;
+    }
+
+    /// `true` if the measurement window opens or closes in `(now, at]`: a shortcut to `at`
+    /// then waits for the boundary's event, so that the counters read there are exact
+    /// (`window.rs`).
+    fn crosses_measure_boundary(&self, now: SimTime, at: SimTime) -> bool {
+        self.measure_boundaries
+            .iter()
+            .any(|&boundary| now < boundary && boundary <= at)
+    }
+
+    /// At a measurement boundary, once its reading is taken: the hop-fusion offers and early
+    /// deliveries that would have crossed it, in the order they were made (a link fed by one
+    /// link gets its offers in that link's order still).
+    pub(super) fn release_deferred(&mut self, now: SimTime) {
+        for deferred in std::mem::take(&mut self.deferred) {
+            match deferred {
+                Deferred::Offer { at, link, pkt } => self.offer(now, at, link, pkt),
+                Deferred::Delivery { at, pkt } => self.deliver_early(at, pkt),
+            }
+        }
     }
 
     /// The column of `destination` in the hop tables.

@@ -33,6 +33,9 @@ mod build;
 mod forward;
 mod results;
 mod traffic;
+mod window;
+
+use window::{CbrReading, LinkReading, Reading};
 
 /// Node pairs up to which next hops are kept in one dense table (8 MB).
 const DENSE_HOP_ENTRIES: usize = 1 << 20;
@@ -92,9 +95,6 @@ struct FlowState {
     receiver: TcpReceiver,
     /// When the application starts (`start` plus the drawn jitter).
     start_at: SimTime,
-    /// Receiver (payload, wire) bytes at the start and end of the measurement window.
-    delivered_at_start: (u64, u64),
-    delivered_at_end: Option<(u64, u64)>,
     /// Payload bytes delivered at the previous series sample.
     delivered_at_last_sample: u64,
 }
@@ -115,8 +115,6 @@ impl FlowState {
             sender,
             receiver,
             start_at,
-            delivered_at_start: (0, 0),
-            delivered_at_end: None,
             delivered_at_last_sample: 0,
         }
     }
@@ -133,8 +131,6 @@ struct CbrState {
     packets_delivered: u64,
     packets_dropped: u64,
     bytes_delivered: u64,
-    delivered_at_start: u64,
-    delivered_at_end: Option<u64>,
 }
 
 /// Timers are lazy: `event` is scheduled for an endpoint's `next` deadline only if no earlier
@@ -364,6 +360,27 @@ struct Simulation<'a> {
     /// Per link, the stream that ranks its arrivals among simultaneous ones
     /// (`tie_order = "random"`); `None` to take them in scheduling order.
     tie_streams: Option<Vec<RngStream>>,
+    /// The counters when the measurement window opened (`None` when it opens at the start)
+    /// and when it closed.
+    window_opened: Option<Reading>,
+    window_closed: Option<Reading>,
+    /// The instants the window opens and closes.
+    measure_boundaries: [SimTime; 2],
+    /// Shortcuts held back until the next boundary's reading (`release_deferred`).
+    deferred: Vec<Deferred>,
+}
+
+/// A hop-fusion offer or an early delivery that would cross a measurement boundary.
+enum Deferred {
+    Offer {
+        at: SimTime,
+        link: LinkId,
+        pkt: Packet,
+    },
+    Delivery {
+        at: SimTime,
+        pkt: Packet,
+    },
 }
 
 /// Which ends of a scenario flow may take packets early (`Simulation::early_delivery`).
@@ -512,22 +529,20 @@ impl<'a> Simulation<'a> {
                 Event::CbrEmit(i) => self.emit_cbr(now, i as usize),
                 Event::TransferArrival(g) => self.start_transfer(now, g as usize),
                 Event::MeasureStart => {
-                    for flow in &mut self.flows {
-                        let st = flow.receiver.stats();
-                        flow.delivered_at_start = (st.bytes_delivered, st.wire_bytes_delivered);
-                    }
-                    for c in &mut self.cbr {
-                        c.delivered_at_start = c.bytes_delivered;
-                    }
+                    self.window_opened = Some(self.reading(now));
+                    self.release_deferred(now);
                 }
-                Event::MeasureEnd => self.snapshot_measure_end(),
+                Event::MeasureEnd => {
+                    self.close_window(now);
+                    self.release_deferred(now);
+                }
                 Event::Sample => {
                     self.sample(now);
                     let interval = self.scenario.series_interval.expect("sampling is on");
                     self.queue.schedule(now + interval, Event::Sample);
                 }
                 Event::End => {
-                    self.snapshot_measure_end();
+                    self.close_window(now);
                     break;
                 }
             }

@@ -5,18 +5,14 @@ use super::atm_tables::{atm_ports_table, atm_vcs_table, port_kind, push_atm_summ
 use super::*;
 use crate::scenario::{ResolvedCbr, ResolvedFlow};
 use crate::table::{ColumnSpec, Get, counters, table_of};
-use congsim_tcp::SenderStats;
+use congsim_tcp::{ReceiverStats, SenderStats};
 
 impl Simulation<'_> {
-    pub(super) fn snapshot_measure_end(&mut self) {
-        for flow in &mut self.flows {
-            if flow.delivered_at_end.is_none() {
-                let st = flow.receiver.stats();
-                flow.delivered_at_end = Some((st.bytes_delivered, st.wire_bytes_delivered));
-            }
-        }
-        for c in &mut self.cbr {
-            c.delivered_at_end.get_or_insert(c.bytes_delivered);
+    /// Takes the counters' reading at the window's close (the first close counts: the window
+    /// may close before the run ends).
+    pub(super) fn close_window(&mut self, now: SimTime) {
+        if self.window_closed.is_none() {
+            self.window_closed = Some(self.reading(now));
         }
     }
 
@@ -122,19 +118,15 @@ impl Simulation<'_> {
     }
 
     /// The `classes` table, if any link has a class-based queue.
-    pub(super) fn classes_table(&self) -> Option<Table> {
-        let duration_s = self.scenario.duration.as_secs_f64();
-        let rows: Vec<ClassRow<'_>> = (self.links.iter().zip(&self.scenario.links))
-            .flat_map(|(link, spec)| {
-                link.class_stats()
-                    .iter()
-                    .enumerate()
-                    .map(move |(class, stats)| ClassRow {
-                        link: spec,
-                        class,
-                        stats,
-                        duration_s,
-                    })
+    pub(super) fn classes_table(&self, window: &Reading, window_s: f64) -> Option<Table> {
+        let rows: Vec<ClassRow<'_>> = (window.links.iter().zip(&self.scenario.links))
+            .flat_map(|(reading, spec)| {
+                (reading.classes.iter().enumerate()).map(move |(class, stats)| ClassRow {
+                    link: spec,
+                    class,
+                    stats,
+                    window_s,
+                })
             })
             .collect();
         let columns = [
@@ -151,11 +143,11 @@ impl Simulation<'_> {
     }
 
     /// The `cbr` table: what each source sent and its sink received.
-    pub(super) fn cbr_table(&self, window_s: f64) -> Table {
-        let rows: Vec<CbrRow<'_>> = (self.scenario.cbr.iter().zip(&self.cbr))
-            .map(|(spec, state)| CbrRow {
+    pub(super) fn cbr_table(&self, window: &Reading, window_s: f64) -> Table {
+        let rows: Vec<CbrRow<'_>> = (self.scenario.cbr.iter().zip(&window.cbr))
+            .map(|(spec, counts)| CbrRow {
                 spec,
-                state,
+                counts,
                 nodes: &self.scenario.nodes,
                 window_s,
             })
@@ -166,9 +158,9 @@ impl Simulation<'_> {
                 ("from", Get::Str(|r| r.nodes[r.spec.src.index()].clone())),
                 ("to", Get::Str(|r| r.nodes[r.spec.dst.index()].clone())),
                 ("rate_bps", Get::U64(|r| r.spec.config.rate.bps())),
-                ("packets_sent", Get::U64(|r| r.state.next_seq)),
             ][..],
-            &counters![CbrRow<'_>: |r| r.state; packets_delivered, packets_dropped, bytes_delivered],
+            &counters![CbrRow<'_>: |r| r.counts;
+                packets_sent, packets_delivered, packets_dropped, bytes_delivered],
             &[
                 ("throughput_bps", Get::F64(CbrRow::throughput_bps)),
                 ("loss_ratio", Get::F64(CbrRow::loss_ratio)),
@@ -273,15 +265,21 @@ impl Simulation<'_> {
             .iter()
             .map(|c| (c.file.clone(), self.capture(c, end)))
             .collect();
-        let window_s = (s.measure_until.as_ps() - s.measure_from.as_ps()) as f64 / 1e12;
-        let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(window_s));
+        let window_ps = s.measure_until.as_ps() - s.measure_from.as_ps();
+        let window_s = window_ps as f64 / 1e12;
+        let closed = self
+            .window_closed
+            .as_ref()
+            .expect("the run's end closes the window");
+        let window = closed.since(self.window_opened.as_ref());
+        let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
         let flow_names: Vec<String> = (0..self.first_transfer + self.transfers.len())
             .map(|i| self.flow_name(FlowId(i as u32)))
             .collect();
-        let classes = self.classes_table();
+        let classes = self.classes_table(&window, window_s);
         let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
-        let flows = flows_table(&self.flows, s, window_s, end);
-        let links = links_table(&self.links, s, end);
+        let flows = flows_table(&self.flows, s, &window, (window_s, end));
+        let links = links_table(s, &window, window_ps);
         let (atm_ports, atm_vcs) = match &self.atm {
             Some(atm) => (
                 Some(atm_ports_table(atm, s, end)),
@@ -462,9 +460,8 @@ impl FlowState {
 trait Connection {
     fn connection(&self) -> &FlowState;
 
-    fn stats(&self) -> &SenderStats {
-        self.connection().sender.stats()
-    }
+    /// The sender's counters the row reports.
+    fn stats(&self) -> &SenderStats;
 }
 
 fn completion_time<R: Connection>() -> ColumnSpec<R> {
@@ -482,6 +479,9 @@ fn rtt_mean<R: Connection>() -> ColumnSpec<R> {
 struct FlowRow<'a> {
     spec: &'a ResolvedFlow,
     flow: &'a FlowState,
+    /// What its sender and receiver counted in the measurement window.
+    sent: &'a SenderStats,
+    received: &'a ReceiverStats,
     nodes: &'a [String],
     window_s: f64,
     end: SimTime,
@@ -491,31 +491,23 @@ impl Connection for FlowRow<'_> {
     fn connection(&self) -> &FlowState {
         self.flow
     }
+
+    fn stats(&self) -> &SenderStats {
+        self.sent
+    }
 }
 
-impl<'a> FlowRow<'a> {
-    fn new(
-        spec: &'a ResolvedFlow,
-        flow: &'a FlowState,
-        s: &'a Scenario,
-        (window_s, end): (f64, SimTime),
-    ) -> Self {
-        let nodes = &s.nodes;
-        Self {
-            spec,
-            flow,
-            nodes,
-            window_s,
-            end,
-        }
-    }
-
+impl FlowRow<'_> {
     /// Bits per second over the measurement window, of payload (`wire = false`) or of IP
     /// bytes.
     fn delivered_bps(&self, wire: bool) -> f64 {
-        let pick = |(payload, ip): (u64, u64)| if wire { ip } else { payload };
-        let at_end = pick(self.flow.delivered_at_end.unwrap_or((0, 0)));
-        (at_end - pick(self.flow.delivered_at_start)) as f64 * 8.0 / self.window_s
+        let r = self.received;
+        let bytes = if wire {
+            r.wire_bytes_delivered
+        } else {
+            r.bytes_delivered
+        };
+        bytes as f64 * 8.0 / self.window_s
     }
 
     /// Over the flow's own life: from its start to its last byte acknowledged, or to the end
@@ -532,9 +524,22 @@ impl<'a> FlowRow<'a> {
 }
 
 /// The `flows` table: each declared flow's identity, rates and TCP counters.
-fn flows_table(flows: &[FlowState], s: &Scenario, window_s: f64, end: SimTime) -> Table {
-    let rows: Vec<FlowRow<'_>> = (s.flows.iter().zip(flows))
-        .map(|(spec, flow)| FlowRow::new(spec, flow, s, (window_s, end)))
+fn flows_table(
+    flows: &[FlowState],
+    s: &Scenario,
+    window: &Reading,
+    (window_s, end): (f64, SimTime),
+) -> Table {
+    let rows: Vec<FlowRow<'_>> = (s.flows.iter().zip(flows).zip(&window.flows))
+        .map(|((spec, flow), (sent, received))| FlowRow {
+            spec,
+            flow,
+            sent,
+            received,
+            nodes: &s.nodes,
+            window_s,
+            end,
+        })
         .collect();
     let columns = [
         &[
@@ -546,10 +551,7 @@ fn flows_table(flows: &[FlowState], s: &Scenario, window_s: f64, end: SimTime) -
             ("start_s", Get::F64(|r| r.flow.start_at.as_secs_f64())),
             ("goodput_bps", Get::F64(|r| r.delivered_bps(false))),
             ("wire_throughput_bps", Get::F64(|r| r.delivered_bps(true))),
-            (
-                "bytes_delivered",
-                Get::U64(|r| r.flow.receiver.stats().bytes_delivered),
-            ),
+            ("bytes_delivered", Get::U64(|r| r.received.bytes_delivered)),
         ][..],
         &counters![FlowRow<'_>: |r| r.stats();
             data_pkts_sent, retx_pkts, retx_fast, retx_go_back_n, retx_partial_ack,
@@ -571,39 +573,39 @@ fn flows_table(flows: &[FlowState], s: &Scenario, window_s: f64, end: SimTime) -
             ),
             completion_time(),
         ],
-        &counters![FlowRow<'_>: |r| r.flow.receiver.stats();
-            dup_pkts_rcvd, acks_sent, sack_blocks_sent],
+        &counters![FlowRow<'_>: |r| r.received; dup_pkts_rcvd, acks_sent, sack_blocks_sent],
         &[("active_goodput_bps", Get::F64(FlowRow::active_goodput_bps))],
     ]
     .concat();
     Table::from_rows(&rows, &columns)
 }
 
-/// One IP link (ATM links report in cells, in the `atm_ports` table).
+/// One IP link over the measurement window (ATM links report in cells, in `atm_ports`).
 struct LinkRow<'a> {
     spec: &'a ResolvedLink,
-    link: &'a Link,
-    stats: LinkStats,
-    end: SimTime,
+    reading: &'a LinkReading,
+    window_ps: u64,
 }
 
-impl<'a> LinkRow<'a> {
-    /// The link's counters as of `end`.
-    fn new(spec: &'a ResolvedLink, link: &'a Link, end: SimTime) -> Self {
-        let stats = link.stats_at(end);
-        Self {
-            spec,
-            link,
-            stats,
-            end,
-        }
+impl LinkRow<'_> {
+    fn mean_queue_packets(&self) -> f64 {
+        self.reading.queue_area_packet_ps as f64 / self.window_ps as f64
+    }
+
+    /// Whole transmissions count; the last one may run past the end.
+    fn utilization(&self) -> f64 {
+        (self.reading.stats.busy_ps as f64 / self.window_ps as f64).min(1.0)
     }
 }
 
-fn links_table(links: &[Link], s: &Scenario, end: SimTime) -> Table {
-    let ip_links = (s.links.iter().zip(links)).filter(|(spec, _)| spec.atm.is_none());
+fn links_table(s: &Scenario, window: &Reading, window_ps: u64) -> Table {
+    let ip_links = (s.links.iter().zip(&window.links)).filter(|(spec, _)| spec.atm.is_none());
     let rows: Vec<LinkRow<'_>> = ip_links
-        .map(|(spec, link)| LinkRow::new(spec, link, end))
+        .map(|(spec, reading)| LinkRow {
+            spec,
+            reading,
+            window_ps,
+        })
         .collect();
     let columns = [
         &[
@@ -611,21 +613,14 @@ fn links_table(links: &[Link], s: &Scenario, end: SimTime) -> Table {
             ("rate_bps", Get::U64(|r| r.spec.rate.bps())),
             ("delay_s", Get::F64(|r| r.spec.delay.as_secs_f64())),
         ][..],
-        &counters![LinkRow<'_>: |r| r.stats; arrivals, departures],
-        &[("drops", Get::U64(|r| r.stats.drops_total()))],
-        &counters![LinkRow<'_>: |r| r.stats;
+        &counters![LinkRow<'_>: |r| r.reading.stats; arrivals, departures],
+        &[("drops", Get::U64(|r| r.reading.stats.drops_total()))],
+        &counters![LinkRow<'_>: |r| r.reading.stats;
             drops_overflow, drops_early, drops_forced, drops_scripted, drops_random, marks,
             max_queue_packets, max_queue_bytes],
         &[
-            (
-                "mean_queue_packets",
-                Get::F64(|r| r.link.mean_queue_packets(r.end)),
-            ),
-            // Whole transmissions count; the last one may run past the end.
-            (
-                "utilization",
-                Get::F64(|r| (r.stats.busy_ps as f64 / r.end.as_ps() as f64).min(1.0)),
-            ),
+            ("mean_queue_packets", Get::F64(LinkRow::mean_queue_packets)),
+            ("utilization", Get::F64(LinkRow::utilization)),
         ],
     ]
     .concat();
@@ -643,6 +638,11 @@ impl Connection for TransferRow<'_> {
     fn connection(&self) -> &FlowState {
         self.flow
     }
+
+    /// A transfer reports its whole life (the table lists those that started in the window).
+    fn stats(&self) -> &SenderStats {
+        self.flow.sender.stats()
+    }
 }
 
 /// One class of a class-based or priority queue.
@@ -650,7 +650,7 @@ struct ClassRow<'a> {
     link: &'a ResolvedLink,
     class: usize,
     stats: &'a congsim_ip::qdisc::ClassStats,
-    duration_s: f64,
+    window_s: f64,
 }
 
 impl ClassRow<'_> {
@@ -663,31 +663,30 @@ impl ClassRow<'_> {
     }
 
     fn throughput_bps(&self) -> f64 {
-        self.stats.bytes_departed as f64 * 8.0 / self.duration_s
+        self.stats.bytes_departed as f64 * 8.0 / self.window_s
     }
 }
 
 /// One CBR source.
 struct CbrRow<'a> {
     spec: &'a ResolvedCbr,
-    state: &'a CbrState,
+    /// What the source and its sink counted in the measurement window.
+    counts: &'a CbrReading,
     nodes: &'a [String],
     window_s: f64,
 }
 
 impl CbrRow<'_> {
     fn throughput_bps(&self) -> f64 {
-        let c = self.state;
-        let end = c.delivered_at_end.unwrap_or(c.bytes_delivered);
-        (end - c.delivered_at_start) as f64 * 8.0 / self.window_s
+        self.counts.bytes_delivered as f64 * 8.0 / self.window_s
     }
 
     fn loss_ratio(&self) -> f64 {
-        let c = self.state;
-        if c.next_seq == 0 {
+        let c = self.counts;
+        if c.packets_sent == 0 {
             0.0
         } else {
-            c.packets_dropped as f64 / c.next_seq as f64
+            c.packets_dropped as f64 / c.packets_sent as f64
         }
     }
 }

@@ -1,0 +1,112 @@
+//! The measurement window: every counter a result table reports is its change between the
+//! window's opening (`measure_from`) and its closing (`measure_until`, by default the end of
+//! the run), as goodput always was. Quantities of a connection's whole life (completion time,
+//! the transfers table) and the queue maxima are not windowed; ATM ports report whole runs.
+//!
+//! A reading is exact because nothing crosses a boundary ahead of time: early delivery and
+//! hop fusion (`forward.rs`) stop short of a boundary, so at the event that takes a reading
+//! every packet due before it has been counted and none due after.
+
+use super::*;
+use congsim_ip::qdisc::ClassStats;
+use congsim_tcp::{ReceiverStats, SenderStats};
+
+/// The counters of one IP link at an instant.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LinkReading {
+    pub(super) stats: LinkStats,
+    pub(super) queue_area_packet_ps: u128,
+    pub(super) classes: Vec<ClassStats>,
+}
+
+impl LinkReading {
+    pub(super) fn since(&self, start: &Self) -> Self {
+        let classes = (self.classes.iter().enumerate())
+            .map(|(i, class)| class.since(start.classes.get(i).unwrap_or(&ClassStats::default())))
+            .collect();
+        Self {
+            stats: self.stats.since(&start.stats),
+            queue_area_packet_ps: self.queue_area_packet_ps - start.queue_area_packet_ps,
+            classes,
+        }
+    }
+}
+
+/// The counters of one CBR source and its sink at an instant.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct CbrReading {
+    pub(super) packets_sent: u64,
+    pub(super) packets_delivered: u64,
+    pub(super) packets_dropped: u64,
+    pub(super) bytes_delivered: u64,
+}
+
+impl CbrReading {
+    pub(super) fn since(&self, start: &Self) -> Self {
+        Self {
+            packets_sent: self.packets_sent - start.packets_sent,
+            packets_delivered: self.packets_delivered - start.packets_delivered,
+            packets_dropped: self.packets_dropped - start.packets_dropped,
+            bytes_delivered: self.bytes_delivered - start.bytes_delivered,
+        }
+    }
+}
+
+/// Every windowed counter at one instant: per declared flow, per link (ATM links read as
+/// zero: their ports report in cells), per CBR source.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Reading {
+    pub(super) flows: Vec<(SenderStats, ReceiverStats)>,
+    pub(super) links: Vec<LinkReading>,
+    pub(super) cbr: Vec<CbrReading>,
+}
+
+impl Reading {
+    /// What was counted since `start` (`None`: since the beginning of the run).
+    pub(super) fn since(&self, start: Option<&Self>) -> Self {
+        let Some(start) = start else {
+            return self.clone();
+        };
+        Self {
+            flows: (self.flows.iter().zip(&start.flows))
+                .map(|((sent, received), (sent0, received0))| {
+                    (sent.since(sent0), received.since(received0))
+                })
+                .collect(),
+            links: (self.links.iter().zip(&start.links))
+                .map(|(link, link0)| link.since(link0))
+                .collect(),
+            cbr: (self.cbr.iter().zip(&start.cbr))
+                .map(|(c, c0)| c.since(c0))
+                .collect(),
+        }
+    }
+}
+
+impl Simulation<'_> {
+    /// Every windowed counter now.
+    pub(super) fn reading(&self, now: SimTime) -> Reading {
+        let flows = (self.flows.iter())
+            .map(|f| (f.sender.stats().clone(), f.receiver.stats().clone()))
+            .collect();
+        let links = (self.links.iter().zip(&self.scenario.links))
+            .map(|(link, spec)| match spec.atm {
+                Some(_) => LinkReading::default(),
+                None => LinkReading {
+                    stats: link.stats_at(now),
+                    queue_area_packet_ps: link.queue_area_at(now),
+                    classes: link.class_stats().to_vec(),
+                },
+            })
+            .collect();
+        let cbr = (self.cbr.iter())
+            .map(|c| CbrReading {
+                packets_sent: c.next_seq,
+                packets_delivered: c.packets_delivered,
+                packets_dropped: c.packets_dropped,
+                bytes_delivered: c.bytes_delivered,
+            })
+            .collect();
+        Reading { flows, links, cbr }
+    }
+}
