@@ -21,6 +21,7 @@ OPTIONAL = (
     "atm_ports",
     "atm_vcs",
     "atm_series",
+    "flow_links",
     "warnings",
 )
 
@@ -30,6 +31,7 @@ class Results:
     `[metrics]`, `flow_series`, `link_series`, `tcp_events` and `sequence` (the time-sequence
     trace); `cbr` when the scenario has CBR sources; `classes` when it has priority queues;
     `transfers` when it has random transfers; `atm_ports` and `atm_vcs` when it has ATM links;
+    `flow_links` (each flow's arrivals, drops and marks per IP link) with `flow_monitor`;
     `warnings` when the scenario has settings that do nothing or defeat themselves."""
 
     def __init__(self, tables: dict[str, Any]) -> None:
@@ -90,6 +92,10 @@ class Results:
     @property
     def sequence(self) -> pd.DataFrame:
         return self.table("sequence")
+
+    @property
+    def flow_links(self) -> pd.DataFrame:
+        return self.table("flow_links")
 
     @property
     def cbr(self) -> pd.DataFrame:

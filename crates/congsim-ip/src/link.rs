@@ -66,6 +66,8 @@ pub struct LinkConfig {
     pub fifo_fast_path: bool,
     /// Record every transmission (start time and packet) for packet capture.
     pub capture: bool,
+    /// Count each flow's arrivals, drops and marks here ([`Link::flow_counts`]).
+    pub flow_monitor: bool,
 }
 
 /// Counters of one link. The four every packet updates come first, then the ones a queued
@@ -223,6 +225,27 @@ struct Instruments {
     random_loss: Option<(f64, RngStream)>,
     /// Transmissions as `(start of transmission, packet)`, when capturing.
     capture: Option<Vec<(SimTime, Packet)>>,
+    /// Each flow's arrivals, drops and marks, when monitoring flows.
+    per_flow: Option<BTreeMap<FlowId, FlowCounts>>,
+}
+
+/// What one flow met at a link (a flow monitor's counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounts {
+    pub arrivals: u64,
+    pub drops: u64,
+    pub marks: u64,
+}
+
+impl FlowCounts {
+    /// What was counted since `start`, an earlier reading of the same flow at the same link.
+    pub fn since(&self, start: &Self) -> Self {
+        Self {
+            arrivals: self.arrivals - start.arrivals,
+            drops: self.drops - start.drops,
+            marks: self.marks - start.marks,
+        }
+    }
 }
 
 /// Field order is chosen (hence `repr(C)`): what a fast-path offer touches comes first, and an
@@ -276,18 +299,40 @@ impl Link {
             stats: LinkStats::default(),
             instruments: (!config.scripted.is_empty()
                 || config.random_loss.is_some()
-                || config.capture)
+                || config.capture
+                || config.flow_monitor)
                 .then(|| {
                     Box::new(Instruments {
                         scripted: config.scripted,
                         data_arrivals_by_flow: BTreeMap::new(),
                         random_loss: config.random_loss,
                         capture: config.capture.then(Vec::new),
+                        per_flow: config.flow_monitor.then(BTreeMap::new),
                     })
                 }),
             wake_scheduled: None,
             wake_to_schedule: None,
         }
+    }
+
+    /// Each flow's arrivals, drops and marks here, by flow (`None` unless monitoring flows).
+    pub fn flow_counts(&self) -> Option<&BTreeMap<FlowId, FlowCounts>> {
+        self.instruments.as_ref()?.per_flow.as_ref()
+    }
+
+    /// Counts something that happened to a packet of `flow`, when monitoring flows.
+    fn count_flow(&mut self, flow: FlowId, count: impl FnOnce(&mut FlowCounts)) {
+        let monitor = self
+            .instruments
+            .as_deref_mut()
+            .and_then(|i| i.per_flow.as_mut());
+        if let Some(per_flow) = monitor {
+            count(per_flow.entry(flow).or_default());
+        }
+    }
+
+    fn red_marks(&self) -> u64 {
+        self.qdisc.red_stats().map_or(0, |red| red.marks)
     }
 
     /// The recorded transmissions, in start order (empty unless capturing).
@@ -379,8 +424,13 @@ impl Link {
         self.stats.queue_area_packet_ps + open - beyond
     }
 
+    /// The instrumented part of an offer: counts the arrival for the flow monitor and applies
+    /// scripted drops and marks and random loss.
     fn scripted_or_random_drop(&mut self, pkt: &mut Packet) -> Option<DropReason> {
         let instruments = self.instruments.as_deref_mut()?;
+        if let Some(per_flow) = &mut instruments.per_flow {
+            per_flow.entry(pkt.flow).or_default().arrivals += 1;
+        }
         if !instruments.scripted.is_empty() && pkt.is_tcp_data() {
             let count = instruments
                 .data_arrivals_by_flow
@@ -397,6 +447,9 @@ impl Link {
                 if action == ScriptedAction::Mark && pkt.ecn.ect {
                     pkt.ecn.ce = true;
                     self.stats.marks += 1;
+                    if let Some(per_flow) = &mut instruments.per_flow {
+                        per_flow.entry(pkt.flow).or_default().marks += 1;
+                    }
                 } else {
                     return Some(DropReason::Scripted);
                 }
@@ -410,7 +463,8 @@ impl Link {
         None
     }
 
-    fn drop_for(&mut self, reason: DropReason) -> Offer {
+    fn drop_for(&mut self, reason: DropReason, flow: FlowId) -> Offer {
+        self.count_flow(flow, |counts| counts.drops += 1);
         match reason {
             DropReason::Overflow => self.stats.drops_overflow += 1,
             DropReason::Early => self.stats.drops_early += 1,
@@ -454,7 +508,7 @@ impl Link {
     pub fn offer(&mut self, now: SimTime, at: SimTime, pkt: &mut Packet) -> Offer {
         self.stats.arrivals += 1;
         if let Some(reason) = self.scripted_or_random_drop(pkt) {
-            return self.drop_for(reason);
+            return self.drop_for(reason, pkt.flow);
         }
         if self.fifo.is_some() {
             return self.offer_fifo(now, at, pkt);
@@ -464,7 +518,12 @@ impl Link {
             (Some(t), Some(p)) if t == now => (1, u64::from(p.size_bytes)),
             _ => (0, 0),
         };
+        // A flow monitor learns of RED's marks from its counter.
+        let red_marks_before = self.instruments.is_some().then(|| self.red_marks());
         let outcome = self.qdisc.enqueue(now, *pkt, also_waiting);
+        if red_marks_before.is_some_and(|before| self.red_marks() > before) {
+            self.count_flow(pkt.flow, |counts| counts.marks += 1);
+        }
         let mut drop_reason = DropReason::Overflow;
         let dropped = match outcome {
             Enqueued::Accepted => {
@@ -500,7 +559,7 @@ impl Link {
         }
         self.note_max_queue();
         if dropped {
-            self.drop_for(drop_reason)
+            self.drop_for(drop_reason, pkt.flow)
         } else {
             Offer::Queued
         }
@@ -516,12 +575,16 @@ impl Link {
             None => {
                 // The transmitter is idle at `at` once everything admitted has been sent.
                 let idle_since = (fifo.busy_until <= at).then_some(fifo.busy_until);
-                self.qdisc
-                    .fifo_admit(at, queued, queued_bytes, idle_since, pkt)
+                let marked_before = pkt.ecn.ce;
+                let verdict = (self.qdisc).fifo_admit(at, queued, queued_bytes, idle_since, pkt);
+                if pkt.ecn.ce && !marked_before {
+                    self.count_flow(pkt.flow, |counts| counts.marks += 1);
+                }
+                verdict
             }
         };
         if let Err(reason) = admitted {
-            return self.drop_for(reason);
+            return self.drop_for(reason, pkt.flow);
         }
         let fifo = self.fifo.as_mut().expect("fast path");
         let start = fifo.busy_until.max(at);
@@ -656,6 +719,7 @@ mod tests {
             random_loss: None,
             fifo_fast_path: fast,
             capture: false,
+            flow_monitor: false,
         })
     }
 

@@ -20,4 +20,4 @@ pub mod transfers;
 
 pub use congsim_core::time::SimTime;
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::{OBSERVE_EVERY_EVENTS, RunResult, run, run_observed};
+pub use sim::{OBSERVE_EVERY_EVENTS, OPTIONAL_TABLES, RunResult, run, run_observed};

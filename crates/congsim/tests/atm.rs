@@ -102,7 +102,7 @@ fn atm_cells_balance_across_the_network() {
             "{policy}"
         );
         // The hosts' adapters feed the first switch: what they send is what it receives.
-        let names = match r.atm_ports.as_ref().unwrap().column("link") {
+        let names = match r.table("atm_ports").unwrap().column("link") {
             Some(Column::Str(v)) => v.clone(),
             _ => unreachable!(),
         };
@@ -120,7 +120,7 @@ fn the_largest_atm_queue_is_a_switch_port() {
         t.replace("duration = \"10s\"", "duration = \"2s\"")
             .replace("buffer_cells = 1000", "buffer_cells = 50")
     });
-    let kinds = str_col_of(r.atm_ports.as_ref(), "kind");
+    let kinds = str_col_of(r.table("atm_ports"), "kind");
     let max_queues = f64_col(&r, "atm_ports", "max_queue_cells");
     let largest = |kind: &str| {
         kinds
@@ -158,8 +158,8 @@ fn atm_hop_fusion_changes_nothing() {
     assert!(b.events > a.events, "fusion saves events");
     for (x, y) in [
         (&a.flows, &b.flows),
-        (a.atm_ports.as_ref().unwrap(), b.atm_ports.as_ref().unwrap()),
-        (a.atm_vcs.as_ref().unwrap(), b.atm_vcs.as_ref().unwrap()),
+        (a.table("atm_ports").unwrap(), b.table("atm_ports").unwrap()),
+        (a.table("atm_vcs").unwrap(), b.table("atm_vcs").unwrap()),
     ] {
         assert_eq!(x.to_csv(), y.to_csv());
     }

@@ -160,8 +160,8 @@ count = 3
             &r.flows,
             &r.links,
             &r.summary,
-            r.flow_series.as_ref().unwrap(),
-            r.link_series.as_ref().unwrap(),
+            r.table("flow_series").unwrap(),
+            r.table("link_series").unwrap(),
         ]
         .iter()
         .map(|t| t.to_csv())
@@ -287,8 +287,8 @@ fn compare_paths(text: &str) {
         [
             Some(&r.flows),
             Some(&r.links),
-            r.flow_series.as_ref(),
-            r.link_series.as_ref(),
+            r.table("flow_series"),
+            r.table("link_series"),
         ]
         .iter()
         .flatten()
@@ -495,7 +495,7 @@ fn sequence_trace_accounts_for_every_packet() {
             ("metrics.sequence_trace", serde_json::json!(true)),
         ],
     );
-    let events = str_col_of(r.sequence.as_ref(), "event");
+    let events = str_col_of(r.table("sequence"), "event");
     let count = |e: &str| events.iter().filter(|x| *x == e).count() as f64;
     let flow = |name: &str| f64_col(&r, "flows", name)[0];
     assert_eq!(count("send") + count("retransmit"), flow("data_pkts_sent"));
@@ -510,7 +510,7 @@ fn sequence_trace_accounts_for_every_packet() {
         .map(|(_, &s)| s)
         .collect();
     assert_eq!(dropped, [13.0, 15.0], "packets 14 and 16 (numbered from 0)");
-    let sack = str_col_of(r.sequence.as_ref(), "sack");
+    let sack = str_col_of(r.table("sequence"), "sack");
     assert!(
         sack.iter().any(|b| b == "16-17 14-15"),
         "blocks most recent first"
@@ -626,8 +626,8 @@ sequence_trace = true
 "#;
     let r = run_toml(text);
     let times = f64_col(&r, "sequence", "time_s");
-    let events = str_col_of(r.sequence.as_ref(), "event");
-    let seqs = match r.sequence.as_ref().and_then(|t| t.column("seq")) {
+    let events = str_col_of(r.table("sequence"), "event");
+    let seqs = match r.table("sequence").and_then(|t| t.column("seq")) {
         Some(Column::U64(v)) => v.clone(),
         other => panic!("seq: {other:?}"),
     };
@@ -648,8 +648,8 @@ sequence_trace = true
     unfused.hop_fusion = false;
     let csv = |t: Option<&congsim::table::Table>| t.expect("sequence_trace on").to_csv();
     let (a, b) = (
-        csv(run(&unfused, 0).sequence.as_ref()),
-        csv(r.sequence.as_ref()),
+        csv(run(&unfused, 0).table("sequence")),
+        csv(r.table("sequence")),
     );
     let diff: Vec<(&str, &str)> = a
         .lines()
@@ -842,4 +842,57 @@ fn every_counter_is_counted_in_the_measurement_window() {
         c[bottleneck] * 4.0
     );
     assert!(a[bottleneck] > 0.0 && b[bottleneck] > 0.0);
+}
+
+/// The flow monitor splits each link's arrivals, drops and marks among the flows that cross
+/// it, in the measurement window like every other counter.
+#[test]
+fn the_flow_monitor_splits_each_links_counters_among_its_flows() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/dumbbell-20.toml"
+    ))
+    .expect("scenario file")
+    .replace("duration = \"20s\"", "duration = \"4s\"\nmeasure_from = \"1s\"")
+    .replace("[metrics]", "[metrics]\nflow_monitor = true")
+    .replace(
+        "queue = { limit_packets = 200 }",
+        "queue = { kind = \"red\", limit_packets = 200, min_th = 20, max_th = 60, ecn_marking = true }",
+    )
+    .replace("variant = \"reno\"", "variant = \"reno\"\ncongestion_marks = \"ecn\"");
+    let r = run_toml(&text);
+    let monitor = r.table("flow_links").expect("flow_monitor on");
+    let names = str_col_of(Some(monitor), "link");
+    let flows = str_col_of(Some(monitor), "flow");
+    let links = str_col_of(Some(&r.links), "link");
+    for counter in ["arrivals", "drops", "marks"] {
+        let per_flow = f64_col_of(monitor, counter);
+        let per_link = f64_col(&r, "links", counter);
+        for (i, link) in links.iter().enumerate() {
+            let sum: f64 = (0..names.len())
+                .filter(|&k| &names[k] == link)
+                .map(|k| per_flow[k])
+                .sum();
+            assert_eq!(sum, per_link[i], "{counter} at {link}");
+        }
+    }
+    // The bottleneck carries every flow's data and marked some of it.
+    let bottleneck = "r1->r2";
+    let at_bottleneck: Vec<usize> = (0..names.len())
+        .filter(|&k| names[k] == bottleneck)
+        .collect();
+    assert_eq!(at_bottleneck.len(), 20, "{flows:?}");
+    let marks: f64 = at_bottleneck
+        .iter()
+        .map(|&k| f64_col_of(monitor, "marks")[k])
+        .sum();
+    assert!(marks > 0.0);
+    // The scheduled path (every link dequeue-driven, no shortcuts) counts alike.
+    let mut scheduled = from_toml_str(&text, "test.toml").unwrap();
+    scheduled.hop_fusion = false;
+    for link in &mut scheduled.links {
+        link.fifo_fast_path = false;
+    }
+    let csv = |r: &RunResult| r.table("flow_links").map(|t| t.to_csv());
+    assert_eq!(csv(&run(&scheduled, 0)), csv(&r));
 }

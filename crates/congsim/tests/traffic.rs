@@ -172,7 +172,7 @@ fn cbq_agrees_with_the_priority_queue_and_caps_a_class_that_may_not_borrow() {
     let classes = f64_col(&by_cbq, "classes", "throughput_bps");
     // Root, CBR and TCP classes of r->b, then of b->r (the link is duplex).
     assert_eq!(classes.len(), 6);
-    match by_cbq.classes.as_ref().unwrap().column("name") {
+    match by_cbq.table("classes").unwrap().column("name") {
         Some(Column::Str(names)) => assert_eq!(&names[..3], ["link", "cbr", "tcp"]),
         other => panic!("no class names: {other:?}"),
     }
@@ -227,7 +227,7 @@ tcp = { profile = "bsd", variant = "reno", tick = "100ms" }
 "#,
     );
     let r = run_toml(text);
-    let t = r.transfers.as_ref().expect("transfers table");
+    let t = r.table("transfers").expect("transfers table");
     let Some(Column::Str(groups)) = t.column("group") else {
         panic!("group column")
     };
@@ -292,8 +292,8 @@ sequence_trace = true
     let names: Vec<String> = (0..f64_col(&r, "transfers", "timeouts").len())
         .map(|k| format!("ftp#{k}"))
         .collect();
-    let event_flows = str_col_of(r.tcp_events.as_ref(), "flow");
-    let events = str_col_of(r.tcp_events.as_ref(), "event");
+    let event_flows = str_col_of(r.table("tcp_events"), "flow");
+    let events = str_col_of(r.table("tcp_events"), "event");
     let count = |name: &str, kind: &str| {
         event_flows
             .iter()
@@ -332,8 +332,8 @@ sequence_trace = true
             >= 3
     );
 
-    let seq_flows = str_col_of(r.sequence.as_ref(), "flow");
-    let seq_events = str_col_of(r.sequence.as_ref(), "event");
+    let seq_flows = str_col_of(r.table("sequence"), "flow");
+    let seq_events = str_col_of(r.table("sequence"), "event");
     let seq_cwnd = f64_col(&r, "sequence", "cwnd");
     let cwnd_means = f64_col(&r, "transfers", "cwnd_mean");
     let (mut all_sum, mut all_sends) = (0.0, 0.0);
@@ -403,7 +403,7 @@ sequence_trace = true
 "#;
     let r = run_toml(text);
     // The sequence trace names each random transfer by its group and ordinal.
-    let names = str_col_of(r.sequence.as_ref(), "flow");
+    let names = str_col_of(r.table("sequence"), "flow");
     assert!(names.iter().any(|n| n == "ftp") && names.iter().any(|n| n == "transfers0#3"));
     let pcap = &r.captures[0].1;
     // Count the records: a 24-byte file header, then 16-byte record headers and the data.

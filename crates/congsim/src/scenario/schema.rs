@@ -686,6 +686,10 @@ pub struct MetricsSpec {
     /// every TCP packet dropped, with cwnd, ssthresh and pipe: the time-sequence trace.
     #[serde(default)]
     pub sequence_trace: bool,
+    /// Count each flow's arrivals, drops and marks at every IP link it crosses (table
+    /// `flow_links`, as ns-2's flow monitor or ns-3's FlowMonitor per hop).
+    #[serde(default)]
+    pub flow_monitor: bool,
 }
 
 /// A group of finite TCP transfers from `from` to `to`, arriving as a Poisson process (spec

@@ -54,6 +54,7 @@ impl<'a> Simulation<'a> {
                     }),
                     fifo_fast_path: l.fifo_fast_path,
                     capture: l.capture,
+                    flow_monitor: scenario.flow_monitor,
                 })
             })
             .collect();
@@ -249,11 +250,11 @@ impl<'a> Simulation<'a> {
             }),
             window_opened: None,
             window_closed: None,
-            measure_boundaries: [scenario.measure_from, scenario.measure_until]
-                .map(|d| SimTime::ZERO + d),
+            next_measure_boundary: SimTime::MAX,
             deferred: Vec::new(),
         };
         sim.early_endpoints = sim.early_endpoints();
+        sim.next_measure_boundary = sim.next_boundary_after(SimTime::ZERO);
         sim
     }
 

@@ -100,7 +100,7 @@ impl Simulation<'_> {
                         && let Some(next) =
                             self.fuse_next[link.index() * self.hop_columns + self.column(pkt.dst)]
                     {
-                        if self.crosses_measure_boundary(now, arrive_at) {
+                        if self.crosses_measure_boundary(arrive_at) {
                             self.deferred.push(Deferred::Offer {
                                 at: arrive_at,
                                 link: next,
@@ -115,7 +115,7 @@ impl Simulation<'_> {
                         && self.links[link.index()].pipe_is_empty()
                         && self.early_delivery(arrive_at, &pkt)
                     {
-                        if self.crosses_measure_boundary(now, arrive_at) {
+                        if self.crosses_measure_boundary(arrive_at) {
                             self.deferred
                                 .push(Deferred::Delivery { at: arrive_at, pkt });
                         } else {
@@ -175,25 +175,37 @@ impl Simulation<'_> {
         }
     }
 
+    /// The first edge of the measurement window after `now` (`SimTime::MAX` when none is left).
+    pub(super) fn next_boundary_after(&self, now: SimTime) -> SimTime {
+        let s = self.scenario;
+        [s.measure_from, s.measure_until]
+            .map(Self::at)
+            .into_iter()
+            .filter(|&boundary| boundary > now)
+            .min()
+            .unwrap_or(SimTime::MAX)
+    }
+
     fn deliver_early(&mut self, at: SimTime, pkt: Packet) {
         self.in_early_delivery = true;
         self.arrive(at, pkt.dst, pkt);
         self.in_early_delivery = false;
     }
 
-    /// `true` if the measurement window opens or closes in `(now, at]`: a shortcut to `at`
-    /// then waits for the boundary's event, so that the counters read there are exact
-    /// (`window.rs`).
-    fn crosses_measure_boundary(&self, now: SimTime, at: SimTime) -> bool {
-        self.measure_boundaries
-            .iter()
-            .any(|&boundary| now < boundary && boundary <= at)
+    /// `true` if the measurement window opens or closes at or before `at`, its event still to
+    /// come: a shortcut to `at` then waits for that event, so that the counters read there are
+    /// exact (`window.rs`). Nothing is processed past the next boundary before its event (the
+    /// shortcuts that would wait), so `now` is never after it.
+    #[inline]
+    fn crosses_measure_boundary(&self, at: SimTime) -> bool {
+        self.next_measure_boundary <= at
     }
 
     /// At a measurement boundary, once its reading is taken: the hop-fusion offers and early
     /// deliveries that would have crossed it, in the order they were made (a link fed by one
     /// link gets its offers in that link's order still).
     pub(super) fn release_deferred(&mut self, now: SimTime) {
+        self.next_measure_boundary = self.next_boundary_after(now);
         for deferred in std::mem::take(&mut self.deferred) {
             match deferred {
                 Deferred::Offer { at, link, pkt } => self.offer(now, at, link, pkt),
@@ -287,37 +299,54 @@ impl Simulation<'_> {
     }
 
     /// Sends what one end of connection `f` produced and keeps that end's wake-up scheduled.
+    #[inline]
     pub(super) fn flush(&mut self, now: SimTime, f: FlowId, end: End) {
+        match end {
+            End::Sender => self.flush_end::<true>(now, f),
+            End::Receiver => self.flush_end::<false>(now, f),
+        }
+    }
+
+    /// `flush` compiled once per end (`SENDER`), so that the hot path makes no choice per
+    /// segment. Each end has its own buffer: a data segment delivered early makes the receiver
+    /// flush while the sender's segments are still being sent.
+    fn flush_end<const SENDER: bool>(&mut self, now: SimTime, f: FlowId) {
         let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
-        // Each end has its own buffer: a data segment delivered early makes the receiver flush
-        // while the sender's segments are still being sent.
-        let mut out = std::mem::take(match end {
-            End::Sender => &mut self.segments,
-            End::Receiver => &mut self.acks,
-        });
-        let next = match end {
-            End::Sender => {
-                flow.sender.drain_transmit(&mut out);
-                flow.sender.next_timeout()
-            }
-            End::Receiver => {
-                flow.receiver.drain_transmit(&mut out);
-                flow.receiver.next_timeout()
-            }
+        let next = if SENDER {
+            flow.sender.drain_transmit(&mut self.segments);
+            flow.sender.next_timeout()
+        } else {
+            flow.receiver.drain_transmit(&mut self.acks);
+            flow.receiver.next_timeout()
         };
-        let (wakeup, event) = match end {
-            End::Sender => (&mut flow.sender_wakeup, Event::SenderTimer(f)),
-            End::Receiver => (&mut flow.receiver_wakeup, Event::ReceiverTimer(f)),
+        let (from, to) = if SENDER {
+            (flow.src, flow.dst)
+        } else {
+            (flow.dst, flow.src)
         };
-        let (from, to) = match end {
-            End::Sender => (flow.src, flow.dst),
-            End::Receiver => (flow.dst, flow.src),
+        let wakeup = if SENDER {
+            &mut flow.sender_wakeup
+        } else {
+            &mut flow.receiver_wakeup
+        };
+        let event = if SENDER {
+            Event::SenderTimer(f)
+        } else {
+            Event::ReceiverTimer(f)
         };
         keep_awake(&mut self.queue, now, next, wakeup, event);
-        for seg in &out {
-            if end == End::Sender
-                && let Some(trace) = &mut self.sequence
-            {
+        let count = if SENDER {
+            self.segments.len()
+        } else {
+            self.acks.len()
+        };
+        for i in 0..count {
+            let seg = if SENDER {
+                self.segments[i]
+            } else {
+                self.acks[i]
+            };
+            if SENDER && let Some(trace) = &mut self.sequence {
                 let event = if seg.retransmission {
                     "retransmit"
                 } else {
@@ -330,10 +359,10 @@ impl Simulation<'_> {
             pkt.ecn.ect = seg.ect;
             self.forward(now, from, pkt);
         }
-        out.clear();
-        match end {
-            End::Sender => self.segments = out,
-            End::Receiver => self.acks = out,
+        if SENDER {
+            self.segments.clear();
+        } else {
+            self.acks.clear();
         }
     }
 }

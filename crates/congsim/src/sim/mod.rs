@@ -263,51 +263,53 @@ pub struct RunResult {
     pub links: Table,
     /// One row.
     pub summary: Table,
-    pub flow_series: Option<Table>,
-    pub link_series: Option<Table>,
-    /// Congestion events per flow (when `metrics.tcp_events` is on).
-    pub tcp_events: Option<Table>,
-    /// The time-sequence trace (when `metrics.sequence_trace` is on).
-    pub sequence: Option<Table>,
-    /// One row per CBR source (when the scenario has any).
-    pub cbr: Option<Table>,
-    /// One row per class of each class-based queue (when there are any).
-    pub classes: Option<Table>,
-    /// One row per random transfer (when the scenario has transfer groups).
-    pub transfers: Option<Table>,
-    /// One row per ATM link's port, in cells (when the scenario has ATM links).
-    pub atm_ports: Option<Table>,
-    /// One row per ATM virtual circuit (when the scenario has ATM links).
-    pub atm_vcs: Option<Table>,
-    /// ATM port queues sampled with the other series (ATM links and `series_interval`).
-    pub atm_series: Option<Table>,
-    /// Settings that do nothing or defeat themselves (when the scenario has any).
-    pub warnings: Option<Table>,
+    /// The tables of `OPTIONAL_TABLES` this run produced, in that order.
+    optional: Vec<(&'static str, Table)>,
     /// Packet captures: `(file name, pcap bytes)`.
     pub captures: Vec<(String, Vec<u8>)>,
     /// Events processed (for speed figures).
     pub events: u64,
 }
 
+/// The tables a run produces on request or when the scenario has what they describe, in the
+/// order they are written: `flow_series`, `link_series` (`series_interval`), `tcp_events`,
+/// `sequence` (`sequence_trace`), `cbr` (CBR sources), `classes` (priority and CBQ queues),
+/// `transfers` (transfer groups), `atm_ports`, `atm_vcs` (ATM links), `atm_series` (ATM links
+/// and `series_interval`), `flow_links` (`flow_monitor`), `warnings` (settings that do
+/// nothing or defeat themselves).
+pub const OPTIONAL_TABLES: [&str; 12] = [
+    "flow_series",
+    "link_series",
+    "tcp_events",
+    "sequence",
+    "cbr",
+    "classes",
+    "transfers",
+    "atm_ports",
+    "atm_vcs",
+    "atm_series",
+    "flow_links",
+    "warnings",
+];
+
 impl RunResult {
+    /// An optional table (`OPTIONAL_TABLES`), `None` if the run did not produce it.
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.optional
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t)
+    }
+
     /// Every table by name, `None` for an optional one the run did not produce.
-    pub fn tables(&self) -> [(&'static str, Option<&Table>); 14] {
-        [
+    pub fn tables(&self) -> Vec<(&'static str, Option<&Table>)> {
+        let always = [
             ("flows", Some(&self.flows)),
             ("links", Some(&self.links)),
             ("summary", Some(&self.summary)),
-            ("flow_series", self.flow_series.as_ref()),
-            ("link_series", self.link_series.as_ref()),
-            ("tcp_events", self.tcp_events.as_ref()),
-            ("sequence", self.sequence.as_ref()),
-            ("cbr", self.cbr.as_ref()),
-            ("classes", self.classes.as_ref()),
-            ("transfers", self.transfers.as_ref()),
-            ("atm_ports", self.atm_ports.as_ref()),
-            ("atm_vcs", self.atm_vcs.as_ref()),
-            ("atm_series", self.atm_series.as_ref()),
-            ("warnings", self.warnings.as_ref()),
-        ]
+        ];
+        let optional = OPTIONAL_TABLES.map(|name| (name, self.table(name)));
+        always.into_iter().chain(optional).collect()
     }
 }
 
@@ -364,8 +366,9 @@ struct Simulation<'a> {
     /// and when it closed.
     window_opened: Option<Reading>,
     window_closed: Option<Reading>,
-    /// The instants the window opens and closes.
-    measure_boundaries: [SimTime; 2],
+    /// The next instant the measurement window opens or closes (`SimTime::MAX`: neither is
+    /// ahead); shortcuts do not cross it.
+    next_measure_boundary: SimTime,
     /// Shortcuts held back until the next boundary's reading (`release_deferred`).
     deferred: Vec<Deferred>,
 }

@@ -5,6 +5,7 @@ use super::atm_tables::{atm_ports_table, atm_vcs_table, port_kind, push_atm_summ
 use super::*;
 use crate::scenario::{ResolvedCbr, ResolvedFlow};
 use crate::table::{ColumnSpec, Get, counters, table_of};
+use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::{ReceiverStats, SenderStats};
 
 impl Simulation<'_> {
@@ -121,12 +122,8 @@ impl Simulation<'_> {
     pub(super) fn classes_table(&self, window: &Reading, window_s: f64) -> Option<Table> {
         let rows: Vec<ClassRow<'_>> = (window.links.iter().zip(&self.scenario.links))
             .flat_map(|(reading, spec)| {
-                (reading.classes.iter().enumerate()).map(move |(class, stats)| ClassRow {
-                    link: spec,
-                    class,
-                    stats,
-                    window_s,
-                })
+                let classes = reading.classes.iter().enumerate();
+                classes.map(move |(class, stats)| ClassRow::new(spec, class, stats, window_s))
             })
             .collect();
         let columns = [
@@ -410,22 +407,52 @@ impl Simulation<'_> {
             t.columns.extend(rest.columns);
             t
         });
+        let flow_links = s.flow_monitor.then(|| {
+            // By flow, then by link in the scenario's order.
+            let mut rows: Vec<FlowLinkRow<'_>> = (s.links.iter().zip(&window.links))
+                .flat_map(|(spec, reading)| {
+                    (reading.flows.iter()).map(|(flow, counts)| FlowLinkRow {
+                        flow: *flow,
+                        name: &flow_names[flow.index()],
+                        link: &spec.name,
+                        counts,
+                    })
+                })
+                .collect();
+            rows.sort_by_key(|r| r.flow);
+            let columns = [
+                &[
+                    ("flow", Get::Str(|r: &FlowLinkRow<'_>| r.name.clone())),
+                    ("link", Get::Str(|r| r.link.clone())),
+                ][..],
+                &counters![FlowLinkRow<'_>: |r| r.counts; arrivals, drops, marks],
+            ]
+            .concat();
+            Table::from_rows(&rows, &columns)
+        });
+        let optional = [
+            ("flow_series", flow_series),
+            ("link_series", link_series),
+            ("tcp_events", tcp_events),
+            ("sequence", sequence),
+            ("cbr", cbr),
+            ("classes", classes),
+            ("transfers", transfers),
+            ("atm_ports", atm_ports),
+            ("atm_vcs", atm_vcs),
+            ("atm_series", atm_series),
+            ("flow_links", flow_links),
+            ("warnings", warnings_table(&self.scenario.warnings)),
+        ];
+        debug_assert!(optional.iter().map(|(n, _)| *n).eq(OPTIONAL_TABLES));
         RunResult {
             flows,
-            tcp_events,
-            sequence,
-            cbr,
-            classes,
-            transfers,
-            atm_ports,
-            atm_vcs,
-            atm_series,
-            captures,
             links,
             summary,
-            flow_series,
-            link_series,
-            warnings: warnings_table(&self.scenario.warnings),
+            optional: (optional.into_iter())
+                .filter_map(|(name, table)| Some((name, table?)))
+                .collect(),
+            captures,
             events: self.queue.events_processed(),
         }
     }
@@ -587,7 +614,15 @@ struct LinkRow<'a> {
     window_ps: u64,
 }
 
-impl LinkRow<'_> {
+impl<'a> LinkRow<'a> {
+    fn new(spec: &'a ResolvedLink, reading: &'a LinkReading, window_ps: u64) -> Self {
+        Self {
+            spec,
+            reading,
+            window_ps,
+        }
+    }
+
     fn mean_queue_packets(&self) -> f64 {
         self.reading.queue_area_packet_ps as f64 / self.window_ps as f64
     }
@@ -601,11 +636,7 @@ impl LinkRow<'_> {
 fn links_table(s: &Scenario, window: &Reading, window_ps: u64) -> Table {
     let ip_links = (s.links.iter().zip(&window.links)).filter(|(spec, _)| spec.atm.is_none());
     let rows: Vec<LinkRow<'_>> = ip_links
-        .map(|(spec, reading)| LinkRow {
-            spec,
-            reading,
-            window_ps,
-        })
+        .map(|(spec, reading)| LinkRow::new(spec, reading, window_ps))
         .collect();
     let columns = [
         &[
@@ -625,6 +656,14 @@ fn links_table(s: &Scenario, window: &Reading, window_ps: u64) -> Table {
     ]
     .concat();
     Table::from_rows(&rows, &columns)
+}
+
+/// One flow at one IP link (the flow monitor).
+struct FlowLinkRow<'a> {
+    flow: FlowId,
+    name: &'a String,
+    link: &'a String,
+    counts: &'a congsim_ip::link::FlowCounts,
 }
 
 /// One random transfer.
@@ -649,11 +688,20 @@ impl Connection for TransferRow<'_> {
 struct ClassRow<'a> {
     link: &'a ResolvedLink,
     class: usize,
-    stats: &'a congsim_ip::qdisc::ClassStats,
+    stats: &'a ClassStats,
     window_s: f64,
 }
 
-impl ClassRow<'_> {
+impl<'a> ClassRow<'a> {
+    fn new(link: &'a ResolvedLink, class: usize, stats: &'a ClassStats, window_s: f64) -> Self {
+        Self {
+            link,
+            class,
+            stats,
+            window_s,
+        }
+    }
+
     /// CBQ classes by their names; priority classes are known by their rank.
     fn name(&self) -> String {
         match &self.link.queue {

@@ -8,8 +8,10 @@
 //! every packet due before it has been counted and none due after.
 
 use super::*;
+use congsim_ip::link::FlowCounts;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::{ReceiverStats, SenderStats};
+use std::collections::BTreeMap;
 
 /// The counters of one IP link at an instant.
 #[derive(Clone, Debug, Default)]
@@ -17,6 +19,8 @@ pub(super) struct LinkReading {
     pub(super) stats: LinkStats,
     pub(super) queue_area_packet_ps: u128,
     pub(super) classes: Vec<ClassStats>,
+    /// The flow monitor's counts, by flow (empty when it is off).
+    pub(super) flows: BTreeMap<FlowId, FlowCounts>,
 }
 
 impl LinkReading {
@@ -24,10 +28,18 @@ impl LinkReading {
         let classes = (self.classes.iter().enumerate())
             .map(|(i, class)| class.since(start.classes.get(i).unwrap_or(&ClassStats::default())))
             .collect();
+        let flows = (self.flows.iter())
+            .map(|(flow, counts)| {
+                let at_start = start.flows.get(flow).copied().unwrap_or_default();
+                (*flow, counts.since(&at_start))
+            })
+            .filter(|(_, counts)| *counts != FlowCounts::default())
+            .collect();
         Self {
             stats: self.stats.since(&start.stats),
             queue_area_packet_ps: self.queue_area_packet_ps - start.queue_area_packet_ps,
             classes,
+            flows,
         }
     }
 }
@@ -96,6 +108,7 @@ impl Simulation<'_> {
                     stats: link.stats_at(now),
                     queue_area_packet_ps: link.queue_area_at(now),
                     classes: link.class_stats().to_vec(),
+                    flows: link.flow_counts().cloned().unwrap_or_default(),
                 },
             })
             .collect();

@@ -15,15 +15,20 @@ pub(crate) fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
         "flows" => &r.flows,
         "summary" => &r.summary,
         "links" => &r.links,
-        "tcp_events" => r.tcp_events.as_ref().expect("tcp_events on"),
-        "sequence" => r.sequence.as_ref().expect("sequence_trace on"),
-        "cbr" => r.cbr.as_ref().expect("CBR sources"),
-        "classes" => r.classes.as_ref().expect("a priority queue"),
-        "transfers" => r.transfers.as_ref().expect("transfer groups"),
-        "atm_ports" => r.atm_ports.as_ref().expect("ATM links"),
-        "atm_vcs" => r.atm_vcs.as_ref().expect("ATM links"),
+        "tcp_events" => r.table("tcp_events").expect("tcp_events on"),
+        "sequence" => r.table("sequence").expect("sequence_trace on"),
+        "cbr" => r.table("cbr").expect("CBR sources"),
+        "classes" => r.table("classes").expect("a priority queue"),
+        "transfers" => r.table("transfers").expect("transfer groups"),
+        "atm_ports" => r.table("atm_ports").expect("ATM links"),
+        "atm_vcs" => r.table("atm_vcs").expect("ATM links"),
+        "flow_links" => r.table("flow_links").expect("flow_monitor on"),
         _ => unreachable!(),
     };
+    f64_col_of(t, name)
+}
+
+pub(crate) fn f64_col_of(t: &congsim::table::Table, name: &str) -> Vec<f64> {
     match t.column(name) {
         Some(Column::F64(v)) => v.clone(),
         Some(Column::U64(v)) => v.iter().map(|&x| x as f64).collect(),
@@ -32,7 +37,7 @@ pub(crate) fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
 }
 
 pub(crate) fn str_col(r: &RunResult, name: &str) -> Vec<String> {
-    str_col_of(r.tcp_events.as_ref(), name)
+    str_col_of(r.table("tcp_events"), name)
 }
 
 pub(crate) fn str_col_of(t: Option<&congsim::table::Table>, name: &str) -> Vec<String> {

@@ -219,6 +219,7 @@ pub struct Scenario {
     pub captures: Vec<ResolvedCapture>,
     pub tcp_events: bool,
     pub sequence_trace: bool,
+    pub flow_monitor: bool,
     /// The file as parsed, for echoing the configuration next to results.
     pub source: ScenarioFile,
     /// Settings that are allowed but do nothing or defeat themselves.
@@ -651,6 +652,7 @@ impl Scenario {
             efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
             series_interval,
             tcp_events: file.metrics.tcp_events,
+            flow_monitor: file.metrics.flow_monitor,
             sequence_trace: file.metrics.sequence_trace,
             source: file,
             warnings: Vec::new(),
