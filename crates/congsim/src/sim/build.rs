@@ -179,7 +179,10 @@ impl<'a> Simulation<'a> {
             fuse_next,
             hop_columns: columns,
             dense_next,
-            first_transfer: flows.len() + cbr.len(),
+            ids: FlowIds {
+                tcp_flows: flows.len(),
+                cbr_sources: cbr.len(),
+            },
             flows,
             cbr,
             transfers: Vec::new(),

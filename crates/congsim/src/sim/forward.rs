@@ -134,13 +134,12 @@ impl Simulation<'_> {
                 Offer::Dropped { .. } => {
                     self.schedule_wake(link);
                     if pkt.tcp().is_none() {
-                        self.cbr[pkt.flow.index() - self.flows.len()].packets_dropped += 1;
+                        self.cbr[self.ids.cbr(pkt.flow)].packets_dropped += 1;
                     }
                     if let (Some(trace), Some(header)) = (&mut self.sequence, pkt.tcp()) {
                         let event = if header.is_data { "drop" } else { "ack_drop" };
                         let sender =
-                            &tcp_of(&self.flows, &self.transfers, self.first_transfer, pkt.flow)
-                                .sender;
+                            &tcp_of(&self.flows, &self.transfers, self.ids, pkt.flow).sender;
                         // `at`, when the packet reached the dropping link (the trace turns hop
                         // fusion off, so that is also `now`).
                         trace.record(at, pkt.flow, event, header, sender);
@@ -279,7 +278,7 @@ impl Simulation<'_> {
         }
         let Some(header) = pkt.tcp().copied() else {
             // A CBR datagram reaches its sink.
-            let c = &mut self.cbr[pkt.flow.index() - self.flows.len()];
+            let c = &mut self.cbr[self.ids.cbr(pkt.flow)];
             c.packets_delivered += 1;
             c.bytes_delivered += u64::from(pkt.size_bytes);
             return;
@@ -291,7 +290,7 @@ impl Simulation<'_> {
         } else {
             self.tcp(f).sender.on_ack(now, &header);
             if let Some(trace) = &mut self.sequence {
-                let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, f);
+                let flow = tcp_of(&self.flows, &self.transfers, self.ids, f);
                 trace.record(now, f, "ack", &header, &flow.sender);
             }
             self.flush(now, f, End::Sender);
@@ -311,7 +310,7 @@ impl Simulation<'_> {
     /// segment. Each end has its own buffer: a data segment delivered early makes the receiver
     /// flush while the sender's segments are still being sent.
     fn flush_end<const SENDER: bool>(&mut self, now: SimTime, f: FlowId) {
-        let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f);
+        let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.ids, f);
         let next = if SENDER {
             flow.sender.drain_transmit(&mut self.segments);
             flow.sender.next_timeout()
@@ -352,7 +351,7 @@ impl Simulation<'_> {
                 } else {
                     "send"
                 };
-                let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, f);
+                let flow = tcp_of(&self.flows, &self.transfers, self.ids, f);
                 trace.record(now, f, event, &seg.header, &flow.sender);
             }
             let mut pkt = Packet::tcp_segment(f, to, seg.wire_bytes, seg.header);

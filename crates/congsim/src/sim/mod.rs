@@ -164,28 +164,93 @@ fn timeout_cause_names() -> [&'static str; 5] {
         .map(|(name, _)| name)
 }
 
+/// What a flow id names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Endpoint {
+    /// A TCP flow the scenario declares: its index in `flows`.
+    Tcp(usize),
+    /// A CBR source: its index in `cbr`.
+    Cbr(usize),
+    /// A random transfer: its index in `transfers` (order of arrival).
+    Transfer(usize),
+}
+
+/// How flow ids are laid out, known here only: the scenario's TCP flows, then its CBR
+/// sources, then random transfers as they arrive.
+#[derive(Clone, Copy, Debug)]
+struct FlowIds {
+    tcp_flows: usize,
+    cbr_sources: usize,
+}
+
+impl FlowIds {
+    #[inline]
+    fn endpoint(self, f: FlowId) -> Endpoint {
+        match f.index() {
+            i if i < self.tcp_flows => Endpoint::Tcp(i),
+            i if i < self.first_transfer() => Endpoint::Cbr(i - self.tcp_flows),
+            i => Endpoint::Transfer(i - self.first_transfer()),
+        }
+    }
+
+    /// The TCP connection `f` names, which must be one: a declared flow (`Ok`) or a transfer
+    /// (`Err`), by index. One comparison, for the hot path.
+    #[inline]
+    fn connection(self, f: FlowId) -> Result<usize, usize> {
+        debug_assert!(
+            !matches!(self.endpoint(f), Endpoint::Cbr(_)),
+            "{f:?} is a CBR source"
+        );
+        match f.index().checked_sub(self.first_transfer()) {
+            Some(k) => Err(k),
+            None => Ok(f.index()),
+        }
+    }
+
+    /// The CBR source `f` names, which must be one.
+    #[inline]
+    fn cbr(self, f: FlowId) -> usize {
+        match self.endpoint(f) {
+            Endpoint::Cbr(i) => i,
+            other => panic!("{f:?} is not a CBR source but {other:?}"),
+        }
+    }
+
+    fn of_cbr(self, i: usize) -> FlowId {
+        FlowId((self.tcp_flows + i) as u32)
+    }
+
+    fn of_transfer(self, k: usize) -> FlowId {
+        FlowId((self.first_transfer() + k) as u32)
+    }
+
+    fn first_transfer(self) -> usize {
+        self.tcp_flows + self.cbr_sources
+    }
+}
+
 /// The TCP connection with flow id `f`: a declared flow, or a random transfer.
 fn tcp_of<'s>(
     flows: &'s [FlowState],
     transfers: &'s [FlowState],
-    first_transfer: usize,
+    ids: FlowIds,
     f: FlowId,
 ) -> &'s FlowState {
-    match f.index().checked_sub(first_transfer) {
-        Some(i) => &transfers[i],
-        None => &flows[f.index()],
+    match ids.connection(f) {
+        Ok(i) => &flows[i],
+        Err(k) => &transfers[k],
     }
 }
 
 fn tcp_of_mut<'s>(
     flows: &'s mut [FlowState],
     transfers: &'s mut [FlowState],
-    first_transfer: usize,
+    ids: FlowIds,
     f: FlowId,
 ) -> &'s mut FlowState {
-    match f.index().checked_sub(first_transfer) {
-        Some(i) => &mut transfers[i],
-        None => &mut flows[f.index()],
+    match ids.connection(f) {
+        Ok(i) => &mut flows[i],
+        Err(k) => &mut transfers[k],
     }
 }
 
@@ -335,9 +400,9 @@ struct Simulation<'a> {
     dense_next: Option<Vec<Option<LinkId>>>,
     flows: Vec<FlowState>,
     cbr: Vec<CbrState>,
-    /// Connections of random transfers, in order of arrival; flow id `first_transfer + i`.
+    /// Connections of random transfers, in order of arrival (`FlowIds::of_transfer`).
     transfers: Vec<FlowState>,
-    first_transfer: usize,
+    ids: FlowIds,
     /// Per transfer: its group, its size, and its ordinal within the group.
     transfer_info: Vec<(u32, u64, u64)>,
     /// Transfers started so far, per group.
@@ -484,8 +549,8 @@ impl<'a> Simulation<'a> {
                 Event::AtmCongestion(vc) => {
                     // Data VCs are even; a CI on an ACK VC or a CBR source concerns no sender.
                     let f = FlowId(vc.0 / 2);
-                    let cbr = self.flows.len()..self.first_transfer;
-                    if vc.0 % 2 == 0 && !cbr.contains(&f.index()) {
+                    let cbr = matches!(self.ids.endpoint(f), Endpoint::Cbr(_));
+                    if vc.0 % 2 == 0 && !cbr {
                         self.tcp(f).sender.on_congestion_indication(now);
                         self.flush(now, f, End::Sender);
                     }
@@ -557,11 +622,11 @@ impl<'a> Simulation<'a> {
     /// `<group>#<k>` for the k-th transfer (from 0) of a transfer group.
     fn flow_name(&self, f: FlowId) -> String {
         let s = self.scenario;
-        match f.index() {
-            i if i < s.flows.len() => s.flows[i].name.clone(),
-            i if i < self.first_transfer => s.cbr[i - s.flows.len()].name.clone(),
-            i => {
-                let (group, _, k) = self.transfer_info[i - self.first_transfer];
+        match self.ids.endpoint(f) {
+            Endpoint::Tcp(i) => s.flows[i].name.clone(),
+            Endpoint::Cbr(i) => s.cbr[i].name.clone(),
+            Endpoint::Transfer(k) => {
+                let (group, _, k) = self.transfer_info[k];
                 format!("{}#{k}", s.transfers[group as usize].name)
             }
         }
@@ -586,6 +651,6 @@ impl<'a> Simulation<'a> {
     }
 
     fn tcp(&mut self, f: FlowId) -> &mut FlowState {
-        tcp_of_mut(&mut self.flows, &mut self.transfers, self.first_transfer, f)
+        tcp_of_mut(&mut self.flows, &mut self.transfers, self.ids, f)
     }
 }

@@ -240,7 +240,7 @@ impl Simulation<'_> {
             if p.tcp().is_none() {
                 continue;
             }
-            let flow = tcp_of(&self.flows, &self.transfers, self.first_transfer, p.flow);
+            let flow = tcp_of(&self.flows, &self.transfers, self.ids, p.flow);
             let cfg = flow.sender.config();
             let wire = FlowWire {
                 src: flow.src,
@@ -270,7 +270,7 @@ impl Simulation<'_> {
             .expect("the run's end closes the window");
         let window = closed.since(self.window_opened.as_ref());
         let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
-        let flow_names: Vec<String> = (0..self.first_transfer + self.transfers.len())
+        let flow_names: Vec<String> = (0..self.ids.first_transfer() + self.transfers.len())
             .map(|i| self.flow_name(FlowId(i as u32)))
             .collect();
         let classes = self.classes_table(&window, window_s);
@@ -344,8 +344,8 @@ impl Simulation<'_> {
         let tcp_events = s.tcp_events.then(|| {
             let mut t = Table::default();
             // Declared flows, then random transfers in order of arrival.
-            let connections =
-                (self.flows.iter().enumerate()).chain((self.first_transfer..).zip(&self.transfers));
+            let connections = (self.flows.iter().enumerate())
+                .chain((self.ids.first_transfer()..).zip(&self.transfers));
             let events: Vec<(String, &congsim_tcp::TraceEvent)> = connections
                 .flat_map(|(i, f)| {
                     let name = self.flow_name(FlowId(i as u32));

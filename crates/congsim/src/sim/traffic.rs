@@ -24,7 +24,7 @@ impl Simulation<'_> {
         } else {
             SimDuration::ZERO
         };
-        let f = FlowId((self.first_transfer + self.transfers.len()) as u32);
+        let f = self.ids.of_transfer(self.transfers.len());
         if spec.sender.timer_mode == TimerMode::Tick {
             match self
                 .slow_clocks
@@ -81,7 +81,7 @@ impl Simulation<'_> {
 
     /// CBR source `i` sends its pending packets back to back, then schedules its next emission.
     pub(super) fn emit_cbr(&mut self, now: SimTime, i: usize) {
-        let flow = FlowId((self.flows.len() + i) as u32);
+        let flow = self.ids.of_cbr(i);
         let c = &mut self.cbr[i];
         let (src, dst, size) = (c.src, c.dst, c.source.config().packet_bytes);
         let first = c.next_seq;
