@@ -260,3 +260,22 @@ def test_listed_points_may_leave_fields_out(tmp_path, root):
     assert stats["links[1].queue.limit_packets"].isna().any()
     stored = pd.read_parquet(tmp_path / "store" / "results.parquet")
     assert set(stored["tcp.variant"]) == {"reno", "newreno"}
+
+
+def test_a_sweep_stores_what_congsim_run_returns_for_the_same_run(tmp_path, root):
+    """One result path: a sweep's stored numbers for a run are `congsim.run`'s tables for the
+    same scenario, overrides and replication (`Results.numbers`)."""
+    import congsim
+
+    plan = load_plan(write_plan(tmp_path, root, duration="1s"))
+    outcome = run_sweep(plan, tmp_path / "store", workers=1)
+    spec = plan.runs()[-1]
+    scenario = congsim.load(plan.scenario_source, dict(spec.overrides))
+    direct = congsim.run(scenario, replication=spec.replication)
+    stored = outcome.results()
+    stored = stored[stored["run"] == spec.key]
+    table, flow, metric, value = direct.numbers()
+    assert list(stored["table"]) == table and list(stored["flow"]) == flow
+    assert list(stored["metric"]) == metric
+    assert list(stored["value"]) == pytest.approx(value, nan_ok=True, rel=0, abs=0)
+    assert "goodput_bps" in metric and "total_goodput_bps" in metric

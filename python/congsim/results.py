@@ -61,6 +61,27 @@ class Results:
         frame: pd.DataFrame = pd.DataFrame(self._columns[name])
         return frame
 
+    def numbers(self) -> tuple[list[str], list[str], list[str], list[float]]:
+        """The run's numeric results in long form, as columns `(table, flow, metric, value)`:
+        every number of the `summary` (flow empty) and `flows` tables. What a sweep stores per
+        run; plain lists, so that it costs no pandas import."""
+        table_col: list[str] = []
+        flow_col: list[str] = []
+        metric_col: list[str] = []
+        value_col: list[float] = []
+        for table, flow_column in (("summary", None), ("flows", "flow")):
+            columns = self._columns[table]
+            n = len(next(iter(columns.values())))
+            flows = [""] * n if flow_column is None else [str(f) for f in columns[flow_column]]
+            for name, values in columns.items():
+                if not values or not isinstance(values[0], int | float) or name in ("seed", "replication"):
+                    continue
+                table_col += [table] * n
+                flow_col += flows
+                metric_col += [name] * n
+                value_col += [float(v) for v in values]  # type: ignore[arg-type]
+        return table_col, flow_col, metric_col, value_col
+
     @property
     def names(self) -> list[str]:
         return [n for n in (*ALWAYS, *OPTIONAL) if n in self._columns]

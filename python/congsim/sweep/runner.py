@@ -59,26 +59,15 @@ Finished = Callable[[str, "Tables | None", "str | None"], None]
 
 
 def _long_table(tables: Tables, run: Task) -> pa.Table:
-    """The run's numeric results as a long Arrow table, built column-wise (this runs in the
+    """The run's numeric results (`Results.numbers`, the same tables `congsim.run` returns) as a
+    long Arrow table with the run's key, parameters, replication and seed (this runs in the
     coordinator for every run, beside the workers, so it must be cheap)."""
     import pyarrow as pa
 
+    from congsim.results import Results
+
+    table_col, flow_col, metric_col, value_col = Results(tables).numbers()
     seed = tables["summary"]["seed"][0]
-    table_col: list[str] = []
-    flow_col: list[str] = []
-    metric_col: list[str] = []
-    value_col: list[float] = []
-    for table, flow_column in (("summary", None), ("flows", "flow")):
-        columns = tables[table]
-        n = len(next(iter(columns.values())))
-        flows = [""] * n if flow_column is None else [str(f) for f in columns[flow_column]]
-        for name, values in columns.items():
-            if not values or not isinstance(values[0], int | float) or name in ("seed", "replication"):
-                continue
-            table_col += [table] * n
-            flow_col += flows
-            metric_col += [name] * n
-            value_col += [float(v) for v in values]
     rows = len(value_col)
     data: dict[str, Any] = {"run": [run.key] * rows}
     for path, value in run.params.items():
