@@ -1,0 +1,180 @@
+//! The scenario file format (TOML). These types are the single source of truth: the loader
+//! deserializes them, and `congsim schema` exports their JSON Schema for editors.
+//!
+//! ```toml
+//! [simulation]
+//! duration = "20s"
+//! seed = 1
+//!
+//! nodes = ["s", "r", "d"]
+//!
+//! [[links]]
+//! from = "s"
+//! to = "r"
+//! rate = "100Mbps"
+//! delay = "5ms"
+//! queue = { limit_packets = 200 }
+//!
+//! [tcp]
+//! profile = "ns2_2000"
+//! variant = "reno"
+//!
+//! [[flows]]
+//! from = "s"
+//! to = "d"
+//! ```
+
+use super::units::{DurationText, RateText, SizeText};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+mod atm;
+mod links;
+mod tcp;
+mod traffic;
+
+pub use atm::*;
+pub use links::*;
+pub use tcp::*;
+pub use traffic::*;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// A short name, used in output tables.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub simulation: SimulationSpec,
+    /// Node names (hosts and routers alike).
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+    /// TCP settings applied to every flow unless the flow overrides them.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    /// TCP connections.
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    /// Constant-bit-rate UDP sources.
+    #[serde(default)]
+    pub cbr: Vec<CbrSpec>,
+    /// Finite TCP transfers arriving at random (FTP files, web objects).
+    #[serde(default)]
+    pub transfers: Vec<TransferSpec>,
+    #[serde(default)]
+    pub metrics: MetricsSpec,
+    /// Scripted drops, for tests and worked examples.
+    #[serde(default)]
+    pub drops: Vec<DropSpec>,
+    /// Scripted congestion marks (CE on an ECN-capable packet; a packet that is not
+    /// ECN-capable is dropped instead), with the same fields as `drops`.
+    #[serde(default)]
+    pub marks: Vec<DropSpec>,
+    /// Packet captures written as pcap files beside the result tables.
+    #[serde(default)]
+    pub captures: Vec<CaptureSpec>,
+    /// The switch ports of the ATM links (`atm = true`), spec `atm.md` §3–4.
+    #[serde(default)]
+    pub atm: Option<AtmSpec>,
+    /// Background VBR sources on ATM switch ports.
+    #[serde(default)]
+    pub vbr: Vec<VbrSpec>,
+}
+
+/// A pcap file of the packets transmitted on some links, merged in time order.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSpec {
+    /// File name (no folders), ending in `.pcap`.
+    pub file: String,
+    /// Links as `"from->to"`; give both directions to see data and ACKs.
+    pub links: Vec<String>,
+    /// Leave the zero-filled payload out of the records.
+    #[serde(default)]
+    pub headers_only: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// Simulated time to run.
+    pub duration: DurationText,
+    /// Master seed; every random process derives its own stream from it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Independent replications for sweeps (`congsim run` runs replication 0 unless told).
+    #[serde(default = "default_replications")]
+    pub replications: u32,
+    /// Start of the measurement window for throughput (default 0s).
+    #[serde(default)]
+    pub measure_from: Option<DurationText>,
+    /// End of the measurement window (default: the end of the run).
+    #[serde(default)]
+    pub measure_until: Option<DurationText>,
+    /// Default `start_jitter` of every flow that does not set its own.
+    #[serde(default)]
+    pub start_jitter: Option<DurationText>,
+    /// The order of packets that reach a node at the very same picosecond from different
+    /// links: `scheduled` (the order their arrivals were scheduled in, the default) or `random`
+    /// (a draw from each link's own stream, with the hop-fusion and early-delivery shortcuts
+    /// off). Where delays are multiples of the packet time, this order alone can decide who
+    /// gets a queue's last place.
+    #[serde(default)]
+    pub tie_order: TieOrder,
+}
+
+/// How simultaneous arrivals at a node are ordered (`simulation.tie_order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TieOrder {
+    /// In the order their events were scheduled (deterministic, a fixed convention).
+    #[default]
+    Scheduled,
+    /// In a random order drawn from a stream per link (seeded: replications differ).
+    Random,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_replications() -> u32 {
+    1
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// What to measure beyond the always-on counters.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsSpec {
+    /// Denominator of efficiency (e.g. `"125.2Mbps"`); without it efficiency is not reported.
+    pub efficiency_max_rate: Option<RateText>,
+    /// Sample cwnd, ssthresh, per-flow throughput and queue lengths at this interval.
+    pub series_interval: Option<DurationText>,
+    /// Record every fast retransmit, timeout and end of fast recovery with cwnd and ssthresh.
+    #[serde(default)]
+    pub tcp_events: bool,
+    /// Record every data segment sent or resent, every ACK received (with its SACK blocks) and
+    /// every TCP packet dropped, with cwnd, ssthresh and pipe: the time-sequence trace.
+    #[serde(default)]
+    pub sequence_trace: bool,
+    /// Count each flow's arrivals, drops and marks at every IP link it crosses (table
+    /// `flow_links`, as ns-2's flow monitor or ns-3's FlowMonitor per hop).
+    #[serde(default)]
+    pub flow_monitor: bool,
+}
+
+/// Drop (or mark) the `packet`-th (1-based) data packet of `flow` arriving at the link
+/// `from`→`to`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropSpec {
+    pub from: String,
+    pub to: String,
+    pub flow: String,
+    pub packet: u64,
+}

@@ -1,0 +1,174 @@
+//! `[tcp]` and each flow's `tcp = { … }`: profile, variant and every switch.
+
+use super::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantName {
+    Tahoe,
+    Reno,
+    #[serde(rename = "newreno")]
+    NewReno,
+    /// SACK recovery; `sack_sender` picks ns-2 Sack1 or RFC 6675.
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionControlName {
+    /// The profile's additive increase and halving (ns-2 `opencwnd()`, 4.4BSD, RFC 5681).
+    Aimd,
+    /// CUBIC, RFC 9438 (β = 0.7, C = 0.4, fast convergence, Reno-friendly region).
+    Cubic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SackSenderName {
+    /// ns-2 `Agent/TCP/Sack1` (packet-numbered profiles; their default).
+    Ns2Sack1,
+    /// RFC 6675 conservative SACK recovery (default for byte-numbered profiles).
+    Rfc6675,
+    /// RFC 3517, RFC 6675's predecessor.
+    Rfc3517,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum ProfileName {
+    #[serde(rename = "ns2_2000")]
+    Ns2_2000,
+    #[serde(rename = "ns2_2002")]
+    Ns2_2002,
+    #[serde(rename = "ns2_235")]
+    Ns2_235,
+    #[serde(rename = "bsd")]
+    Bsd,
+    /// RFC 5681, 6298, 6582, 6675, 3042, 3168 in byte mode.
+    #[serde(rename = "rfc")]
+    Rfc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayedAckName {
+    /// One ACK per data segment, at once.
+    Off,
+    /// ns-2 `DelAck` sink (timer of `delayed_ack_interval`, default 100 ms).
+    Ns2,
+    /// 4.3BSD: global 200 ms fast timer.
+    Bsd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TimerModeName {
+    Exact,
+    Tick,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BootPhaseName {
+    /// Each sender's tick clock has a random phase in [0, tick) (ns-2 `boot_time_`).
+    Random,
+    Zero,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TahoeResumeName {
+    GoBackN,
+    Restore,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RenoFlavourName {
+    Ns2,
+    Bsd,
+    Rfc5681,
+}
+
+/// TCP switches. Every field is optional: unset fields take the profile's value
+/// (spec `tcp.md` §0 and §6).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Loss-recovery variant (default `reno`).
+    pub variant: Option<VariantName>,
+    /// How the window grows and how far a congestion event cuts it: `aimd` (default: the
+    /// profile's own rule, the seeds' TCPs) or `cubic` (RFC 9438). Loss recovery is the
+    /// variant's either way.
+    pub congestion_control: Option<CongestionControlName>,
+    /// Preset bundle of switches (default `ns2_2000`).
+    pub profile: Option<ProfileName>,
+    /// Data size per segment: ns-2 `packetSize_`, or the BSD MSS.
+    pub packet_size: Option<SizeText>,
+    /// Header bytes added to each data segment on the wire (ns2_2000: 0; others: 40).
+    pub header_bytes: Option<u32>,
+    /// Receiver window in packets (ns-2 `window_`; packet-numbered profiles only).
+    pub window: Option<u64>,
+    /// Receiver buffer (byte-numbered profiles only); the advertised window derives from it.
+    pub receiver_buffer: Option<SizeText>,
+    /// RFC 1323 window scaling (byte-numbered profiles).
+    pub window_scaling: Option<bool>,
+    /// `false`: recover by timeout only (seed 000's "without FRR").
+    pub fast_retransmit: Option<bool>,
+    pub delayed_ack: Option<DelayedAckName>,
+    pub delayed_ack_interval: Option<DurationText>,
+    /// Clock granularity G.
+    pub tick: Option<DurationText>,
+    pub timer: Option<TimerModeName>,
+    pub boot_phase: Option<BootPhaseName>,
+    pub initial_rto: Option<DurationText>,
+    /// RTO floor (ns-2 `minrto_`; BSD: rounded down to ticks).
+    pub min_rto: Option<DurationText>,
+    pub initial_window: Option<u32>,
+    /// ns-2 `syn_`: a 40-byte opening packet before the data.
+    pub syn: Option<bool>,
+    /// ns-2 `maxburst_` (0 = unlimited).
+    pub max_burst: Option<u32>,
+    /// ns-2 `maxcwnd_`: cap on cwnd in packets (0 = none); packet-numbered profiles.
+    pub max_cwnd: Option<u32>,
+    /// ns-2 `bugFix_`.
+    pub ns2_bugfix: Option<bool>,
+    pub tahoe_resume: Option<TahoeResumeName>,
+    pub reno_flavour: Option<RenoFlavourName>,
+    /// 4.3BSD-Reno `MSS/8` congestion-avoidance term.
+    pub reno_ca_extra: Option<bool>,
+    /// Limited Transmit (RFC 3042; ns-2 `singledup_`), packet-numbered profiles.
+    pub limited_transmit: Option<bool>,
+    /// NewReno: restart the timer on the first partial ACK only (ns-2 `newreno_changes1_`).
+    pub newreno_impatient: Option<bool>,
+    /// NewReno: deflate the window on partial ACKs (ns-2 `partial_window_deflation_`).
+    pub partial_window_deflation: Option<bool>,
+    /// SACK sender algorithm (variant `sack`).
+    pub sack_sender: Option<SackSenderName>,
+    /// SACK blocks per ACK, 1 to 3 (ns-2 `maxSackBlocks_`, default 3).
+    pub sack_blocks: Option<u8>,
+    /// RFC 6675/3517: forget the scoreboard at a timeout (RFC 2018), default off.
+    pub sack_clear_on_rto: Option<bool>,
+    /// Answer to congestion marks: `off` (not ECN-capable), `ecn` (RFC 3168) or `bcn`.
+    pub congestion_marks: Option<CongestionMarksName>,
+    /// BCN-TCP multiplicative decrease factor per response (default 0.975).
+    pub bcn_factor: Option<f64>,
+    /// BCN-TCP reaction frequency (default `per_marked_ack`).
+    pub bcn_reaction: Option<BcnReactionName>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionMarksName {
+    Off,
+    /// RFC 3168: halve at most once per window, no retransmission.
+    Ecn,
+    /// BCN-TCP (seed 003): scale the window by `bcn_factor`.
+    Bcn,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BcnReactionName {
+    PerMarkedAck,
+    OncePerRtt,
+}
