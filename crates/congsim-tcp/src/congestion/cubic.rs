@@ -7,7 +7,7 @@
 //! As the profiles' own rule, growth counts one segment per new ACK (no byte counting), and
 //! slow start is the profile's. The RTT in `W_cubic(t + RTT)` is the smallest exact RTT seen
 //! (as Linux's `delay_min`): the profiles' RTT estimators are tick-quantised, too coarse for a
-//! time-based window.
+//! time-based window (deviation D27).
 
 use super::ops::{CongestionOps, CutBase};
 use crate::window::CongestionWindow;

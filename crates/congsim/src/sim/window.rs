@@ -5,7 +5,7 @@
 //!
 //! A reading is exact because nothing crosses a boundary ahead of time: early delivery and
 //! hop fusion (`forward.rs`) stop short of a boundary, so at the event that takes a reading
-//! every packet due before it has been counted and none due after.
+//! every packet due before it has been counted and none due after (deviation D28).
 
 use super::*;
 use congsim_ip::link::FlowCounts;
