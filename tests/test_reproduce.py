@@ -8,6 +8,7 @@ import pandas as pd
 from conftest import run_congsim
 
 from congsim.studies import DATA, STUDIES
+from congsim.studies.framework import baseline_score
 
 
 def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
@@ -31,13 +32,45 @@ def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
     assert (traces / "traced.pcap").read_bytes()[:4] == bytes.fromhex("4d3cb2a1")
 
 
-def test_reproduce_all_names_what_is_pending(cli, tmp_path):
+def test_reproduce_all_names_what_is_pending_and_beats_trivial_baselines(cli, tmp_path):
     done = run_congsim("reproduce", "all", "--replications", "1", "--out", str(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr
+    assert "trivial baselines on the same bands" in done.stdout
     for name, study in STUDIES.items():
         assert name in done.stdout
         if study.pending:
             assert study.pending in done.stdout
+        path = tmp_path / name / "comparison.csv"
+        if not path.exists() or pd.read_csv(path).empty:
+            continue
+        # A study carries information when, on some metric family, our values fall in the
+        # bands more often than a constant at that family's reference mean.
+        score = baseline_score(pd.read_csv(path))
+        assert score.compared > 0 and score.constant <= score.compared
+        assert score.informative, f"{name}: a constant predictor does as well on every metric"
+
+
+def test_baselines_are_judged_by_each_rows_band():
+    from congsim.studies.framework import add_baselines
+
+    frame = pd.DataFrame(
+        {
+            "tcp.variant": ["reno", "reno", "sack"],
+            "metric": ["x", "x", "x"],
+            "reference": [10.0, 20.0, 30.0],
+            "band_low": [9.0, 18.0, 27.0],
+            "band_high": [11.0, 22.0, 33.0],
+            "verdict": ["agrees", "agrees", "differs"],
+        }
+    )
+    with_baselines = add_baselines(frame, ["tcp.variant"])
+    # The constant is the mean reference, 20: inside the second band only.
+    assert list(with_baselines["baseline_constant_agrees"]) == [False, True, False]
+    # Per variant: reno 15 (in neither of its bands), sack 30.
+    assert list(with_baselines["baseline_variant_agrees"]) == [False, False, True]
+    score = baseline_score(with_baselines)
+    assert (score.compared, score.ours, score.constant, score.variant) == (3, 2, 1, 1)
+    assert score.informative == ("x",)
 
 
 def test_unknown_study_is_one_error_line(cli):

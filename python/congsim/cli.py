@@ -321,9 +321,18 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
         cells = [str(row[a]) for a in axes]
         table.add_row(str(row["verdict"]), *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band)
     console.print(table)
+    from congsim.studies.framework import baseline_score
+
     agreeing = int((comparison["verdict"] == "agrees").sum())
     source = comparison["source"].iloc[0]
     console.print(f"{agreeing} of {len(comparison)} values inside the band; reference: {source}")
+    score = baseline_score(comparison)
+    variant = "" if score.variant is None else f", one constant per variant {score.variant}"
+    informative = ", ".join(score.informative) or "none"
+    console.print(
+        f"trivial baselines on the same bands: a constant at each metric's reference mean "
+        f"{score.constant} of {score.compared}{variant}; ours beat the constant on: {informative}"
+    )
 
 
 def _print_claims(console: Console, claims: pd.DataFrame) -> None:

@@ -72,8 +72,9 @@ class Claim:
     lhs_bound: float | None = None
 
 
-#: Columns of a study's comparison table (also when it has no reference rows).
-COMPARISON_COLUMNS = [
+#: Columns of a study's comparison table (also when it has no reference rows), before the
+#: trivial predictors' that `add_baselines` appends.
+MEASURED_COLUMNS = [
     "metric",
     "reference",
     "band_low",
@@ -85,6 +86,62 @@ COMPARISON_COLUMNS = [
     "verdict",
     "source",
 ]
+
+#: The axis a per-variant trivial predictor keys on, when a study has it.
+BASELINE_AXIS = "tcp.variant"
+
+
+def add_baselines(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+    """Trivial predictors beside each compared value, so that a score means something: a
+    constant per metric at its references' mean (`baseline_constant`), and, where the study
+    varies `tcp.variant`, one constant per metric and variant (`baseline_variant`). Each is
+    judged by the row's own band, as our mean is."""
+    frame = frame.copy()
+    references = frame["reference"].astype(float)
+    frame["baseline_constant"] = references.groupby(frame["metric"]).transform("mean")
+    within = (frame["band_low"] <= frame["baseline_constant"]) & (
+        frame["baseline_constant"] <= frame["band_high"]
+    )
+    frame["baseline_constant_agrees"] = within
+    if BASELINE_AXIS in axes and frame[BASELINE_AXIS].fillna("").astype(str).str.len().gt(0).any():
+        keys = [frame["metric"], frame[BASELINE_AXIS].fillna("").astype(str)]
+        frame["baseline_variant"] = references.groupby(keys).transform("mean")
+        frame["baseline_variant_agrees"] = (frame["band_low"] <= frame["baseline_variant"]) & (
+            frame["baseline_variant"] <= frame["band_high"]
+        )
+    return frame
+
+
+@dataclass(frozen=True)
+class BaselineScore:
+    """How many compared values agree: ours, and each trivial predictor's, overall and per
+    metric family."""
+
+    compared: int
+    ours: int
+    constant: int
+    variant: int | None
+    #: Metric families where ours agree more often than the constant predictor.
+    informative: tuple[str, ...]
+
+
+def baseline_score(comparison: pd.DataFrame) -> BaselineScore:
+    rows = comparison[comparison["verdict"].isin(["agrees", "differs"])]
+    ours = rows["verdict"] == "agrees"
+    constant = rows["baseline_constant_agrees"].astype(bool)
+    variant = rows["baseline_variant_agrees"].astype(bool) if "baseline_variant_agrees" in rows else None
+    informative = tuple(
+        str(metric)
+        for metric, group in rows.groupby("metric", sort=True)
+        if (group["verdict"] == "agrees").sum() > group["baseline_constant_agrees"].astype(bool).sum()
+    )
+    return BaselineScore(
+        compared=len(rows),
+        ours=int(ours.sum()),
+        constant=int(constant.sum()),
+        variant=None if variant is None else int(variant.sum()),
+        informative=informative,
+    )
 
 
 def _interval(x: pd.Series, t: float) -> tuple[float, float, float]:
@@ -231,8 +288,8 @@ class Study:
                 }
             row["source"] = ref["source"]
             rows.append(row)
-        frame: pd.DataFrame = pd.DataFrame(rows, columns=[*axes, *COMPARISON_COLUMNS])
-        return frame
+        frame: pd.DataFrame = pd.DataFrame(rows, columns=[*axes, *MEASURED_COLUMNS])
+        return add_baselines(frame, axes)
 
     def _per_replication(self, results: _ByMetric, metric: str, side: Side, what: str) -> pd.Series:
         """`metric` (scaled) per replication, averaged over the configurations `side` matches;
