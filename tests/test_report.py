@@ -28,7 +28,9 @@ def test_report_is_self_contained_with_tables_and_figures(reproduced, cli):
     # The summary at the top links to the study's section and counts its verdicts.
     summary = page.split('<table class="summary">')[1].split("</table>")[0]
     assert '<a href="#study-dumbbell-buffers">dumbbell-buffers</a>' in summary
-    assert re.search(r"<td>\d+ of 20 in the band</td><td>none</td>", summary), summary
+    # ... its score, a constant predictor's on the same bands, and its claims.
+    cells = r"<td>\d+ of 20 in the band</td><td>\d+ of 20, per variant \d+</td><td>none</td>"
+    assert re.search(cells, summary), summary
     assert '<section id="study-dumbbell-buffers">' in page
     assert "dumbbell-buffers" in page and "agrees" in page
     # Nothing to fetch: no scripts, no stylesheets, no remote images or links.

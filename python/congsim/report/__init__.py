@@ -309,6 +309,7 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     anchor = f"study-{folder.name}"
     parts = [f'<section id="{html.escape(anchor)}"><h2>{html.escape(folder.name)}: {html.escape(title)}</h2>']
     values_text = claims_text = "none"
+    baseline_text = "none"
     figures: list[tuple[str, Figure]] = []
     if not comparison.empty:
         # The axes the reference names its configurations by.
@@ -316,8 +317,19 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         agree = int((comparison["verdict"] == "agrees").sum())
         values_text = f"{agree} of {len(comparison)} in the band"
         source = html.escape(str(comparison["source"].iloc[0]))
+        baseline = ""
+        if "baseline_constant_agrees" in comparison:
+            # A trivial predictor's score on the same bands (studies.framework.add_baselines).
+            constant = int((comparison["baseline_constant_agrees"] == "True").sum())
+            baseline_text = f"{constant} of {len(comparison)}"
+            baseline = f" A constant at each metric's reference mean puts {constant} inside them"
+            if "baseline_variant_agrees" in comparison:
+                per_variant = int((comparison["baseline_variant_agrees"] == "True").sum())
+                baseline_text += f", per variant {per_variant}"
+                baseline += f", one constant per variant {per_variant}"
+            baseline += "."
         parts.append(
-            f"<p>{agree} of {len(comparison)} values inside the agreement band. "
+            f"<p>{agree} of {len(comparison)} values inside the agreement band.{html.escape(baseline)} "
             f'<span class="meta">Reference: {source}</span></p>{_table(comparison, axes)}'
         )
         figures += [
@@ -348,7 +360,8 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     summary = (
         f'<tr><td style="text-align:left"><a href="#{html.escape(anchor)}">'
         f'{html.escape(folder.name)}</a></td><td style="text-align:left">{html.escape(title)}</td>'
-        f"<td>{html.escape(values_text)}</td><td>{html.escape(claims_text)}</td></tr>"
+        f"<td>{html.escape(values_text)}</td><td>{html.escape(baseline_text)}</td>"
+        f"<td>{html.escape(claims_text)}</td></tr>"
     )
     return "".join(parts), summary
 
@@ -371,7 +384,14 @@ def build_report(directory: str | Path, output: str | Path | None = None) -> Pat
             sections.append(section)
             summaries.append(summary)
     head = "".join(
-        f"<th>{c}</th>" for c in ("study", "paper", "reference values", "claims (95 % confidence)")
+        f"<th>{c}</th>"
+        for c in (
+            "study",
+            "paper",
+            "reference values",
+            "a constant puts in the band",
+            "claims (95 % confidence)",
+        )
     )
     summary_table = (
         '<nav><h2>Summary</h2><table class="summary"><thead><tr>'
