@@ -149,14 +149,14 @@ impl<'a> Simulation<'a> {
         // A fused hop's drop happens before the sender's clock reaches it; the sequence trace
         // records the sender's state with each drop, so tracing runs every hop as an event.
         let fusion = scenario.hop_fusion && !scenario.sequence_trace;
-        let fuse_next = scenario
-            .links
-            .iter()
-            .enumerate()
-            .flat_map(|(i, spec)| {
-                let (links, destinations) = (&links, &destinations);
-                destinations.iter().map(move |&dst| {
-                    let upstream = LinkId(i as u32);
+        // Rows only for the links that fuse into some next link (on a dumbbell, the two
+        // bottlenecks): a row per link would be links × destinations.
+        let mut fuse_row = vec![NO_FUSION; scenario.links.len()];
+        let mut fuse_next = Vec::new();
+        for (i, spec) in scenario.links.iter().enumerate() {
+            let upstream = LinkId(i as u32);
+            let row: Vec<Option<LinkId>> = (destinations.iter())
+                .map(|&dst| {
                     let next = routes.next_hop(spec.to, dst).filter(|_| spec.to != dst)?;
                     let fed_only_by_upstream =
                         scenario.links[next.index()].single_feeder == Some(upstream);
@@ -164,18 +164,18 @@ impl<'a> Simulation<'a> {
                     (fusion && fed_only_by_upstream && accepts.accepts_early_offers())
                         .then_some(next)
                 })
-            })
-            .collect::<Vec<_>>();
-        let fuses_any = fuse_next
-            .chunks(columns.max(1))
-            .map(|row| row.iter().any(Option::is_some))
-            .collect();
+                .collect();
+            if row.iter().any(Option::is_some) {
+                fuse_row[i] = (fuse_next.len() / columns.max(1)) as u32;
+                fuse_next.extend(row);
+            }
+        }
         let mut sim = Self {
             scenario,
             queue: EventQueue::new(),
             links,
             link_to,
-            fuses_any,
+            fuse_row,
             fuse_next,
             hop_columns: columns,
             dense_next,

@@ -96,9 +96,10 @@ impl Simulation<'_> {
             match self.links[link.index()].offer(now, at, &mut pkt) {
                 Offer::Departs { arrive_at } => {
                     if arrive_at < end
-                        && self.fuses_any[link.index()]
+                        && let row = self.fuse_row[link.index()]
+                        && row != NO_FUSION
                         && let Some(next) =
-                            self.fuse_next[link.index() * self.hop_columns + self.column(pkt.dst)]
+                            self.fuse_next[row as usize * self.hop_columns + self.column(pkt.dst)]
                     {
                         if self.crosses_measure_boundary(arrive_at) {
                             self.deferred.push(Deferred::Offer {

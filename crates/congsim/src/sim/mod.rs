@@ -76,6 +76,9 @@ enum Event {
     End,
 }
 
+/// `Simulation::fuse_row` of a link that fuses into no next link.
+const NO_FUSION: u32 = u32::MAX;
+
 /// One end of a TCP connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum End {
@@ -384,12 +387,12 @@ struct Simulation<'a> {
     links: Vec<Link>,
     /// Per link: the node it leads to (a dense copy of the scenario's, for the hot path).
     link_to: Vec<NodeId>,
-    /// Per link: whether `fuse_next` has any entry for it. Most links have none, and this
-    /// small table stays in cache where a lookup in the large one would miss.
-    fuses_any: Vec<bool>,
-    /// `fuse_next[link * hop_columns + column of destination]`: the link a packet for `destination` leaving
-    /// `link` is offered to at once (hop fusion), when that link is fed by `link` alone and
-    /// accepts early offers.
+    /// Per link: its row in `fuse_next`, or `NO_FUSION` when it fuses into no next link (most
+    /// links; this small table stays in cache where a lookup in the large one would miss).
+    fuse_row: Vec<u32>,
+    /// `fuse_next[fuse_row[link] * hop_columns + column of destination]`: the link a packet
+    /// for `destination` leaving `link` is offered to at once (hop fusion), when that link is
+    /// fed by `link` alone and accepts early offers.
     fuse_next: Vec<Option<LinkId>>,
     /// Destinations per row of `fuse_next` and `dense_next`: every node when `dense_next` is
     /// there (a destination's column is its index), else the nodes traffic is addressed to (its
