@@ -5,6 +5,9 @@ from typing import Any
 
 class ScenarioError(ValueError): ...
 
+#: The tables a run produces on request or when the scenario has what they describe, in order.
+OPTIONAL_TABLES: list[str]
+
 def validate(text: str, file: str) -> tuple[str, list[str]]:
     """A one-line description and the warnings (`field: message`)."""
 

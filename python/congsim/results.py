@@ -5,25 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from congsim import _core
+
 if TYPE_CHECKING:
     import pandas as pd
 
 #: Tables every run produces, then those produced on request.
 ALWAYS = ("flows", "links", "summary")
-OPTIONAL = (
-    "flow_series",
-    "link_series",
-    "tcp_events",
-    "sequence",
-    "cbr",
-    "classes",
-    "transfers",
-    "atm_ports",
-    "atm_vcs",
-    "atm_series",
-    "flow_links",
-    "warnings",
-)
+#: `congsim._core.OPTIONAL_TABLES`: the Rust core's list.
+OPTIONAL = tuple(_core.OPTIONAL_TABLES)
 
 
 class Results:

@@ -195,6 +195,8 @@ fn schema() -> String {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    // The optional tables a run may produce, in order: Python reads them from here.
+    m.add("OPTIONAL_TABLES", congsim::OPTIONAL_TABLES.to_vec())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
