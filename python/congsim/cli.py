@@ -326,6 +326,8 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     agreeing = int((comparison["verdict"] == "agrees").sum())
     source = comparison["source"].iloc[0]
     console.print(f"{agreeing} of {len(comparison)} values inside the band; reference: {source}")
+    if "baseline_constant_agrees" not in comparison:
+        return  # a comparison written before the baselines were
     score = baseline_score(comparison)
     variant = "" if score.variant is None else f", one constant per variant {score.variant}"
     informative = ", ".join(score.informative) or "none"
