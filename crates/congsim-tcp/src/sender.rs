@@ -3,7 +3,7 @@
 //! ([`Recovery`]) and the answer to congestion marks ([`MarkResponder`]), and routes each
 //! event between them: ACK classification, timer expiry, the send loop.
 
-use crate::config::{CongestionControl, MarkResponse, SenderConfig, SeqMode, TimerMode};
+use crate::config::{MarkResponse, SenderConfig, SeqMode, TimerMode};
 use crate::marks::MarkResponder;
 use crate::recovery::Recovery;
 use crate::segment::Segment;
@@ -33,9 +33,6 @@ impl TcpSender {
     }
     pub fn stats(&self) -> &SenderStats {
         &self.core.stats
-    }
-    pub fn congestion_control(&self) -> CongestionControl {
-        self.core.cfg.congestion_control
     }
     pub fn cwnd_segments(&self) -> f64 {
         self.core.window.cwnd_segments()
