@@ -6,7 +6,7 @@ store that survives interruption.
 >>> outcome.statistics()                                       # mean, std, 95 % CI per metric
 """
 
-from congsim.sweep.plan import Plan, PlanError, RunSpec, load_plan, loads_plan
+from congsim.sweep.plan import Plan, PlanError, RunSpec, load_plan, loads_plan, plan_of
 from congsim.sweep.runner import SchedulerError, SweepOutcome, run_sweep
 from congsim.sweep.stats import confidence_half_width, student_t_quantile, summarize
 
@@ -19,6 +19,7 @@ __all__ = [
     "confidence_half_width",
     "load_plan",
     "loads_plan",
+    "plan_of",
     "run_sweep",
     "student_t_quantile",
     "summarize",

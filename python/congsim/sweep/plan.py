@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from congsim import _core
-from congsim.scenario import read_text
+from congsim.scenario import Scenario, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -159,6 +159,30 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
     except _core.ScenarioError as e:
         reason = str(e).removeprefix(f"{scenario_path}: ")
         raise _fail(source, "scenario", f"cannot read {scenario_path}: {reason}") from None
+    return _checked_plan(doc, source, scenario_text, str(scenario_path))
+
+
+def plan_of(
+    scenario: Scenario,
+    *,
+    axes: dict[str, list[Value]] | None = None,
+    fixed: dict[str, Value] | None = None,
+    points: list[dict[str, Value]] | None = None,
+    replications: int | None = None,
+    name: str | None = None,
+) -> Plan:
+    """A plan over a scenario loaded or built in Python (`congsim.Scenario.from_dict`), with
+    the same parts and checks as a plan file: `fixed` is the file's `[set]`, `axes` its
+    `[axes]`, `points` its listed configurations. The scenario's own overrides are applied
+    first."""
+    doc: dict[str, Any] = {"set": fixed or {}, "axes": axes or {}, "points": points or []}
+    if replications is not None:
+        doc["replications"] = replications
+    doc["name"] = name or scenario.name or "plan"
+    return _checked_plan(doc, f"plan of {scenario.source}", scenario.to_toml(), scenario.source)
+
+
+def _checked_plan(doc: dict[str, Any], source: str, scenario_text: str, scenario_path: str) -> Plan:
     fixed = doc.get("set", {})
     axes = doc.get("axes", {})
     if not isinstance(fixed, dict):
@@ -177,7 +201,7 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
     both = sorted(set(fixed) & (set(axes) | {k for p in listed for k in p}))
     if both:
         raise _fail(source, both[0], "is both fixed in [set] and varied in [axes]")
-    _, scenario_replications, _ = _validated(scenario_text, str(scenario_path), list(fixed.items()), source)
+    _, scenario_replications, _ = _validated(scenario_text, scenario_path, list(fixed.items()), source)
     replications = doc.get("replications", scenario_replications)
     if not isinstance(replications, int) or isinstance(replications, bool) or replications < 1:
         raise _fail(source, "replications", "must be a whole number of at least 1")
@@ -185,7 +209,7 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
         name=str(doc.get("name", Path(source).stem)),
         source=source,
         scenario_text=scenario_text,
-        scenario_source=str(scenario_path),
+        scenario_source=scenario_path,
         replications=replications,
         fixed=fixed,
         axes=axes,
@@ -195,7 +219,7 @@ def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None
         if LABEL in point and not isinstance(point[LABEL], str):
             raise _fail(source, "points", "a label must be a string")
         fields = [(path, value) for path, value in point.items() if path != LABEL]
-        _validated(scenario_text, str(scenario_path), [*fixed.items(), *fields], source)
+        _validated(scenario_text, scenario_path, [*fixed.items(), *fields], source)
     return plan
 
 

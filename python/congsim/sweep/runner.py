@@ -19,6 +19,7 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -161,6 +162,23 @@ Collect = Callable[[Finished], None]
 
 
 @contextmanager
+def _workers_skip_main_module() -> Iterator[None]:
+    """While worker processes start: a spawned worker re-imports the parent's `__main__`,
+    which runs a script's top level again, and a script or notebook cell that calls
+    `run_sweep` without an `if __name__ == "__main__":` guard then fails in every worker.
+    Workers run only congsim's own functions on plain data, so they need none of it."""
+    main = sys.modules["__main__"]
+    saved = {name: main.__dict__[name] for name in ("__file__", "__spec__") if name in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
+@contextmanager
 def _local_pool(pending: Sequence[Task], workers: int) -> Iterator[Collect]:
     # spawn, not fork: the native module may hold threads, and workers get only plain data.
     context = multiprocessing.get_context("spawn")
@@ -171,9 +189,11 @@ def _local_pool(pending: Sequence[Task], workers: int) -> Iterator[Collect]:
         initargs=(os.getpid(),),
     )
     try:
-        futures: list[Future[tuple[str, Tables | None, str | None]]] = [
-            pool.submit(execute, t) for t in pending
-        ]
+        # Workers start as tasks are submitted (spawn starts them on demand).
+        with _workers_skip_main_module():
+            futures: list[Future[tuple[str, Tables | None, str | None]]] = [
+                pool.submit(execute, t) for t in pending
+            ]
 
         def collect(finished: Finished) -> None:
             for future in as_completed(futures):

@@ -1,0 +1,42 @@
+"""Sphinx configuration of the congsim user guide (`sphinx-build -W -b html docs out/docs`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+
+project = "congsim"
+author = "the congsim developers"
+copyright = "2026, the congsim developers"
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx_gallery.gen_gallery",
+    "congsim_reference",
+]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+myst_enable_extensions = ["colon_fence", "dollarmath"]
+myst_heading_anchors = 3
+exclude_patterns = ["_build", "columns.toml", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
+suppress_warnings = ["myst.header"]
+
+html_theme = "pydata_sphinx_theme"
+html_title = "congsim"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+
+# The tutorial example runs at build time (it is a test of the docs), as matplotlib's Agg backend.
+sphinx_gallery_conf = {
+    "examples_dirs": str(DOCS.parent / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "abort_on_example_error": True,
+    "remove_config_comments": True,
+}
