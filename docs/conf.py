@@ -39,4 +39,5 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "abort_on_example_error": True,
     "remove_config_comments": True,
+    "run_stale_examples": True,
 }
