@@ -21,7 +21,13 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 myst_enable_extensions = ["colon_fence", "dollarmath"]
 myst_heading_anchors = 3
-exclude_patterns = ["_build", "columns.toml", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
+exclude_patterns = [
+    "_build",
+    "columns.toml",
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+]
 suppress_warnings = ["myst.header"]
 
 html_theme = "pydata_sphinx_theme"

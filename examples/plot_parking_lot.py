@@ -25,25 +25,32 @@ from congsim.sweep import plan_of, run_sweep
 HOPS = 3
 routers = [f"r{i}" for i in range(HOPS + 1)]
 nodes = [*routers, "long_src", "long_dst"]
-links = [{"from": "long_src", "to": "r0", "rate": "100Mbps", "delay": "1ms"},
-         {"from": f"r{HOPS}", "to": "long_dst", "rate": "100Mbps", "delay": "1ms"}]
+links = [
+    {"from": "long_src", "to": "r0", "rate": "100Mbps", "delay": "1ms"},
+    {"from": f"r{HOPS}", "to": "long_dst", "rate": "100Mbps", "delay": "1ms"},
+]
 flows = [{"name": "long", "from": "long_src", "to": "long_dst"}]
 for i in range(HOPS):
-    links.append({"from": f"r{i}", "to": f"r{i + 1}", "rate": "10Mbps", "delay": "5ms",
-                  "queue": {"limit_packets": 50}})
+    links.append(
+        {"from": f"r{i}", "to": f"r{i + 1}", "rate": "10Mbps", "delay": "5ms", "queue": {"limit_packets": 50}}
+    )
     nodes += [f"cross{i}_src", f"cross{i}_dst"]
-    links += [{"from": f"cross{i}_src", "to": f"r{i}", "rate": "100Mbps", "delay": "1ms"},
-              {"from": f"r{i + 1}", "to": f"cross{i}_dst", "rate": "100Mbps", "delay": "1ms"}]
+    links += [
+        {"from": f"cross{i}_src", "to": f"r{i}", "rate": "100Mbps", "delay": "1ms"},
+        {"from": f"r{i + 1}", "to": f"cross{i}_dst", "rate": "100Mbps", "delay": "1ms"},
+    ]
     flows.append({"name": f"cross{i}", "from": f"cross{i}_src", "to": f"cross{i}_dst"})
 
-scenario = congsim.Scenario.from_dict({
-    "name": "parking-lot",
-    "nodes": nodes,
-    "simulation": {"duration": "20s", "measure_from": "5s", "start_jitter": "1s"},
-    "links": links,
-    "tcp": {"profile": "ns2_2002", "packet_size": "1000B", "window": 1000},
-    "flows": flows,
-})
+scenario = congsim.Scenario.from_dict(
+    {
+        "name": "parking-lot",
+        "nodes": nodes,
+        "simulation": {"duration": "20s", "measure_from": "5s", "start_jitter": "1s"},
+        "links": links,
+        "tcp": {"profile": "ns2_2002", "packet_size": "1000B", "window": 1000},
+        "flows": flows,
+    }
+)
 print(scenario)
 
 # %%
@@ -86,8 +93,11 @@ rows = runs[(runs["table"] == "flows") & (runs["metric"] == "goodput_bps")]
 total = rows.groupby("run")["value"].transform("sum")
 share = rows.assign(share=rows["value"] / total)
 long_share = share[share["flow"] == "long"]
-stats = (long_share.groupby(["links[*].queue.kind", "tcp.variant"])["share"]
-         .agg(["mean", "std", "count"]).reset_index())
+stats = (
+    long_share.groupby(["links[*].queue.kind", "tcp.variant"])["share"]
+    .agg(["mean", "std", "count"])
+    .reset_index()
+)
 stats
 
 # %%
@@ -95,7 +105,7 @@ stats
 # --------------------------
 # An equal split would give it 1/4. The error bars are 95 % Student-t intervals over the
 # replications (``start_jitter`` makes them differ).
-from congsim.sweep import confidence_half_width  # noqa: E402
+from congsim.sweep import confidence_half_width
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
 width = 0.35

@@ -9,8 +9,8 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet "maturin>=1.9,<2"
 # Build the native module in release mode, with profile-guided optimisation when rustc's
 # llvm-profdata is installed (scripts/pgo.sh), and install the package in editable mode, with
-# dev tools.
+# the development and documentation tools.
 pgo_flags=$(bash scripts/pgo.sh)
-RUSTFLAGS="${RUSTFLAGS:-} $pgo_flags" .venv/bin/python -m pip install --quiet --editable ".[dev]"
+RUSTFLAGS="${RUSTFLAGS:-} $pgo_flags" .venv/bin/python -m pip install --quiet --editable ".[dev,docs]"
 .venv/bin/congsim --help > /dev/null
 echo "congsim installed in .venv (run: .venv/bin/congsim --help)"

@@ -5,7 +5,9 @@ cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace --exclude congsim-py --quiet
-.venv/bin/ruff check python tests bench
-.venv/bin/ruff format --check python tests bench
+.venv/bin/ruff check python tests bench docs examples
+.venv/bin/ruff format --check python tests bench docs examples
 .venv/bin/mypy
 .venv/bin/python -m pytest -q
+# The user guide, warnings as errors; it runs the example gallery (examples/plot_*.py).
+.venv/bin/sphinx-build -W --keep-going -q -b html docs out/docs

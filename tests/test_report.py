@@ -33,6 +33,14 @@ def test_report_is_self_contained_with_tables_and_figures(reproduced, cli):
     assert re.search(cells, summary), summary
     assert '<section id="study-dumbbell-buffers">' in page
     assert "dumbbell-buffers" in page and "agrees" in page
+    # Each section lists its parts, every link inside the page has a target, and the table
+    # behind each comparison is one link away.
+    assert '<a href="#study-dumbbell-buffers-values">reference values</a>' in page
+    targets = set(re.findall(r'id="([^"]+)"', page))
+    assert {t for t in re.findall(r'href="#([^"]+)"', page)} <= targets
+    linked = re.findall(r'href="([^"#][^"]*\.csv)"', page)
+    assert linked == ["dumbbell-buffers/comparison.csv"]
+    assert all((reproduced / name).is_file() for name in linked)
     # Nothing to fetch: no scripts, no stylesheets, no remote images or links.
     assert not re.search(r"<script|<link|(src|href)=\"(https?:)?//", page)
 

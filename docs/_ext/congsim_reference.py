@@ -80,7 +80,7 @@ def _type_of(node: dict[str, Any], defs: dict[str, Any], anchors: dict[str, str]
         if name.endswith("Text"):
             example = (definition.get("examples") or [""])[0]
             kind = name.removesuffix("Text").lower()
-            return f"{kind} (`\"{example}\"`)" if example else kind
+            return f'{kind} (`"{example}"`)' if example else kind
         if name in anchors:
             return f"table, see [`{anchors[name]}`](#{_anchor(anchors[name])})"
         return name
@@ -103,17 +103,29 @@ def _default(node: dict[str, Any], required: bool) -> str:
     if required:
         return "required"
     if "default" not in node or node["default"] is None:
-        return "–"
+        return "\N{EN DASH}"
     value = node["default"]
     if isinstance(value, bool):
         return "`true`" if value else "`false`"
     if isinstance(value, str | int | float):
         return f"`{value}`"
-    return "–"
+    return "\N{EN DASH}"
 
 
 # The order a reader meets the file's tables in; each is followed by the tables inside it.
-READING_ORDER = ("simulation", "links", "tcp", "flows", "cbr", "transfers", "metrics", "drops", "captures", "atm", "vbr")
+READING_ORDER = (
+    "simulation",
+    "links",
+    "tcp",
+    "flows",
+    "cbr",
+    "transfers",
+    "metrics",
+    "drops",
+    "captures",
+    "atm",
+    "vbr",
+)
 
 
 def _sections(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -155,8 +167,8 @@ def scenario_reference(schema: dict[str, Any]) -> str:
         "Generated from the JSON Schema of the format (`congsim schema`, "
         "`schema/scenario.schema.json`), which the Rust core derives from the types it "
         "deserialises: every field below is exactly what `congsim validate` accepts. "
-        "Durations, rates and sizes are strings with units (`\"10ms\"`, `\"10Mbps\"`, "
-        "`\"1500B\"`). See [Scenario files](../scenarios.md) for a guided tour with examples.",
+        'Durations, rates and sizes are strings with units (`"10ms"`, `"10Mbps"`, '
+        '`"1500B"`). See [Scenario files](../scenarios.md) for a guided tour with examples.',
         "",
     ]
     for heading, _, definition in sections:
@@ -173,7 +185,9 @@ def scenario_reference(schema: dict[str, Any]) -> str:
             if name is not None:
                 values = _enum_values(defs[name])
             if values and any(text for _, text in values):
-                description += " " + "; ".join(f"`{v}`: {_one_line(t).rstrip('.')}" for v, t in values if t) + "."
+                description += (
+                    " " + "; ".join(f"`{v}`: {_one_line(t).rstrip('.')}" for v, t in values if t) + "."
+                )
             out.append(
                 f"| `{field}` | {_type_of(node, defs, anchors)} | "
                 f"{_default(node, field in required)} | {description} |"
@@ -245,7 +259,11 @@ def observed_columns() -> dict[str, list[str]]:
 
 
 def _pattern(key: str) -> re.Pattern[str]:
-    return re.compile("^" + re.sub(r"<[a-z_]+>", "[a-z0-9_]+?", re.escape(key).replace(r"\<", "<").replace(r"\>", ">")) + "$")
+    return re.compile(
+        "^"
+        + re.sub(r"<[a-z_]+>", "[a-z0-9_]+?", re.escape(key).replace(r"\<", "<").replace(r"\>", ">"))
+        + "$"
+    )
 
 
 def describe(table: dict[str, Any], column: str) -> str | None:
@@ -322,7 +340,9 @@ def generate() -> None:
 
     GENERATED.mkdir(exist_ok=True)
     (GENERATED / "scenario-reference.md").write_text(scenario_reference(congsim.schema()))
-    (GENERATED / "tables-reference.md").write_text(tables_reference(observed_columns(), column_descriptions()))
+    (GENERATED / "tables-reference.md").write_text(
+        tables_reference(observed_columns(), column_descriptions())
+    )
 
 
 def setup(app: Any) -> dict[str, Any]:

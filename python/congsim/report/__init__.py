@@ -308,6 +308,8 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     title = study.title if study else folder.name
     anchor = f"study-{folder.name}"
     parts = [f'<section id="{html.escape(anchor)}"><h2>{html.escape(folder.name)}: {html.escape(title)}</h2>']
+    # The section's own contents, filled in as its parts are known.
+    contents: list[tuple[str, str]] = []
     values_text = claims_text = "none"
     baseline_text = "none"
     figures: list[tuple[str, Figure]] = []
@@ -328,9 +330,13 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
                 baseline_text += f", per variant {per_variant}"
                 baseline += f", one constant per variant {per_variant}"
             baseline += "."
+        contents.append((f"{anchor}-values", "reference values"))
         parts.append(
-            f"<p>{agree} of {len(comparison)} values inside the agreement band.{html.escape(baseline)} "
-            f'<span class="meta">Reference: {source}</span></p>{_table(comparison, axes)}'
+            f'<p id="{html.escape(anchor)}-values">{agree} of {len(comparison)} values inside the agreement '
+            f"band.{html.escape(baseline)} "
+            f'<span class="meta">Reference: {source}; table as '
+            f'<a href="{html.escape(folder.name)}/comparison.csv">comparison.csv</a></span></p>'
+            f"{_table(comparison, axes)}"
         )
         figures += [
             (f"{m} against the reference", metric_figure(comparison, axes, m))
@@ -343,9 +349,12 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         claims_text = f"{holding} of {len(claims)} hold" + "".join(
             f", {int(counts[v])} {v}" for v in ("not significant", "fails") if v in counts
         )
+        contents.append((f"{anchor}-claims", "claims"))
         parts.append(
-            f"<p>{holding} of {len(claims)} claims of the paper hold with 95 % confidence "
-            "(paired over replications, which share their random streams).</p>" + _claims_table(claims)
+            f'<p id="{html.escape(anchor)}-claims">{holding} of {len(claims)} claims of the paper hold with '
+            "95 % confidence (paired over replications, which share their random streams); "
+            f'table as <a href="{html.escape(folder.name)}/claims.csv">claims.csv</a>.</p>'
+            + _claims_table(claims)
         )
     if study is not None and study.notes:
         parts.append(f'<p class="meta">{html.escape(study.notes)}</p>')
@@ -356,7 +365,13 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     blocks = "".join(
         f'<div class="figure"><h3>{html.escape(caption)}</h3>{_svg(fig)}</div>' for caption, fig in figures
     )
-    parts.append(f'<div class="figures">{blocks}</div></section>')
+    if figures:
+        contents.append((f"{anchor}-figures", "figures"))
+    parts.append(f'<div class="figures" id="{html.escape(anchor)}-figures">{blocks}</div></section>')
+    links = " · ".join(f'<a href="#{html.escape(target)}">{text}</a>' for target, text in contents)
+    parts.insert(
+        1, f'<p class="meta">In this section: {links} · <a href="#summary">back to the summary</a></p>'
+    )
     summary = (
         f'<tr><td style="text-align:left"><a href="#{html.escape(anchor)}">'
         f'{html.escape(folder.name)}</a></td><td style="text-align:left">{html.escape(title)}</td>'
@@ -394,7 +409,7 @@ def build_report(directory: str | Path, output: str | Path | None = None) -> Pat
         )
     )
     summary_table = (
-        '<nav><h2>Summary</h2><table class="summary"><thead><tr>'
+        '<nav id="summary"><h2>Summary</h2><table class="summary"><thead><tr>'
         f"{head}</tr></thead><tbody>{''.join(summaries)}</tbody></table></nav>"
     )
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

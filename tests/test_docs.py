@@ -1,0 +1,265 @@
+"""The documentation cannot go stale: every command and Python block it shows runs, every
+citation and link resolves, and the generated references cover what the code writes."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+import congsim_reference  # noqa: E402
+
+#: The pages whose examples are run: the README and the user guide (the specifications under
+#: docs/spec/ describe models and show no commands).
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+#: Commands shown but not run here, each with the reason; their arguments are still parsed by
+#: the command line, so a renamed option or subcommand fails the test.
+PARSED_ONLY = {
+    "reproduce all": "every study, about 3 minutes: scripts/main.sh runs it",
+    "--executor dask": "needs a Dask scheduler at the address shown (tests/test_platform.py runs a real one)",
+}
+#: Shell scripts shown in the docs: run by CI itself (.ci/run) or by the user; they must exist.
+SCRIPTS = ("scripts/install.sh", "scripts/main.sh", "scripts/test.sh")
+
+
+def fenced_blocks(page: Path, language: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every fenced block of `language` on the page."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == f"```{language}":
+            start = i + 1
+            end = next(j for j in range(start, len(lines)) if lines[j].strip() == "```")
+            yield start + 1, "\n".join(lines[start:end])
+            i = end
+        i += 1
+
+
+def console_commands(page: Path) -> Iterator[tuple[int, str, list[str]]]:
+    """(line, command, output lines shown after it) for every `$ ` line of console blocks.
+    Lines with another prompt (`head$`, `node$`) are other machines of a cluster."""
+    for line, block in fenced_blocks(page, "console"):
+        entries = block.splitlines()
+        for k, entry in enumerate(entries):
+            if entry.startswith("$ "):
+                output = []
+                for after in entries[k + 1 :]:
+                    if after.startswith("$ ") or re.match(r"^\w+\$ ", after):
+                        break
+                    output.append(after)
+                yield line + k, entry[2:], output
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder that looks like the repository's root to the examples (they name
+    `scenarios/...` and `plans/...`) and takes what they write."""
+    work = tmp_path_factory.mktemp("docs")
+    for name in ("scenarios", "plans", "python", "examples"):
+        (work / name).symlink_to(ROOT / name)
+    (work / "out").mkdir()
+    return work
+
+
+def congsim_argv(command: str) -> list[str] | None:
+    words = shlex.split(command, comments=True)
+    if words and words[0] in ("congsim", ".venv/bin/congsim"):
+        return words[1:]
+    return None
+
+
+def all_commands() -> list[tuple[str, str]]:
+    return [
+        (f"{page.relative_to(ROOT)}:{line}", command)
+        for page in PAGES
+        for line, command, _ in console_commands(page)
+    ]
+
+
+def test_the_docs_show_commands() -> None:
+    assert len(all_commands()) >= 10
+
+
+def test_every_shown_command_runs(workdir: Path) -> None:
+    from congsim.cli import app
+
+    ran = 0
+    for page in PAGES:
+        for line, command, shown in console_commands(page):
+            where = f"{page.relative_to(ROOT)}:{line}: {command}"
+            words = shlex.split(command, comments=True)
+            if words[0] == "bash":
+                assert words[1] in SCRIPTS and (ROOT / words[1]).is_file(), where
+                continue
+            argv = congsim_argv(command)
+            assert argv is not None, f"{where}: not a congsim or script command"
+            if any(key in command for key in PARSED_ONLY):
+                group = app.make_context("congsim", list(argv))
+                name, sub, rest = app.resolve_command(group, argv)
+                assert sub is not None and name is not None, where
+                sub.make_context(name, rest, parent=group)
+                continue
+            result = subprocess.run(
+                [sys.executable, "-m", "congsim", *argv],
+                cwd=workdir,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                env={**os.environ, "COLUMNS": "200"},
+            )
+            assert result.returncode == 0, f"{where}\n{result.stderr[-2000:]}"
+            if shown:
+                assert result.stdout.splitlines() == shown, where
+            ran += 1
+    assert ran >= 8
+
+
+def test_every_python_block_runs(workdir: Path) -> None:
+    """The Python blocks of a page run in order in one namespace, as a reader would type them."""
+    skipped = []
+    for page in PAGES:
+        namespace: dict[str, object] = {"__name__": "__docs__"}
+        for line, code in fenced_blocks(page, "python"):
+            if code.startswith("# not run by the docs test:"):
+                skipped.append(f"{page.name}:{line}")
+                continue
+            cwd = os.getcwd()
+            os.chdir(workdir)
+            try:
+                exec(compile(code, f"{page.relative_to(ROOT)}:{line}", "exec"), namespace)
+            finally:
+                os.chdir(cwd)
+    assert skipped == ["sweeps.md:80"], "only the SLURM example may be skipped"
+
+
+def test_shown_files_are_the_files() -> None:
+    """A TOML block that starts with `# <path>` shows that file: the same document (comments
+    aside, which the docs add to explain lines)."""
+    for page in PAGES:
+        for line, block in fenced_blocks(page, "toml"):
+            first = block.splitlines()[0]
+            match = re.fullmatch(r"# ((?:scenarios|plans)/[\w.-]+\.toml)", first)
+            if match:
+                actual = tomllib.loads((ROOT / match.group(1)).read_text(encoding="utf-8"))
+                assert tomllib.loads(block) == actual, f"{page.name}:{line} differs from {match.group(1)}"
+
+
+CITATION = re.compile(r"\b(tcp|ip|atm)\.md(?:`)?(?: §| section | )?(\d+(?:\.\d+)*)?")
+
+
+def cited_sections() -> Iterator[tuple[str, str, str | None]]:
+    """(where, spec file, section or None) for every citation of a specification."""
+    roots = ["crates", "python", "tests", "bench", "scenarios", "docs", "plans", "schema", "scripts"]
+    files = [ROOT / "README.md", ROOT / "DEVIATIONS.md"]
+    for name in roots:
+        files += [
+            p
+            for p in (ROOT / name).rglob("*")
+            if p.suffix in {".rs", ".py", ".md", ".toml", ".json", ".sh", ".tcl"}
+            and "generated" not in p.parts
+            and "auto_examples" not in p.parts
+        ]
+    for path in files:
+        for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in CITATION.finditer(text):
+                yield f"{path.relative_to(ROOT)}:{n}", match.group(1), match.group(2)
+
+
+def spec_sections(name: str) -> set[str]:
+    text = (ROOT / "docs" / "spec" / f"{name}.md").read_text(encoding="utf-8")
+    return set(re.findall(r"^#+ (\d+(?:\.\d+)*)\.? ", text, flags=re.MULTILINE))
+
+
+def test_every_cited_spec_section_exists() -> None:
+    sections = {name: spec_sections(name) for name in ("tcp", "ip", "atm")}
+    citations = list(cited_sections())
+    assert len(citations) > 50
+    missing = [
+        f"{where}: {name}.md {section}"
+        for where, name, section in citations
+        if section is not None and section.rstrip(".") not in sections[name]
+    ]
+    assert missing == []
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_every_relative_link_resolves() -> None:
+    pages = [*PAGES, ROOT / "DEVIATIONS.md", *sorted((ROOT / "docs" / "spec").glob("*.md"))]
+    generated = {"scenario-reference.md", "tables-reference.md"}
+    broken = []
+    for page in pages:
+        for n, text in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            for target in LINK.findall(text):
+                if target.startswith(("http://", "https://", "#", "mailto:")):
+                    continue
+                path = target.split("#", 1)[0]
+                resolved = (page.parent / path).resolve()
+                if resolved.parent.name == "generated" and resolved.name in generated:
+                    continue
+                if not resolved.exists() and not (page.parent / (path + ".py")).exists():
+                    broken.append(f"{page.relative_to(ROOT)}:{n}: {target}")
+    assert broken == []
+
+
+def test_every_output_column_is_described() -> None:
+    observed = congsim_reference.observed_columns()
+    assert set(observed) >= {"flows", "links", "summary", "sequence", "atm_vcs", "transfers"}
+    assert congsim_reference.coverage_problems(observed, congsim_reference.column_descriptions()) == []
+
+
+def test_a_stale_description_is_reported() -> None:
+    described = congsim_reference.column_descriptions()
+    described["links"]["columns"]["drops_by_moonlight"] = "no such counter"
+    observed = {"links": ["link", "drops"]}
+    problems = congsim_reference.coverage_problems(observed, {"links": described["links"]})
+    assert "docs/columns.toml describes links.drops_by_moonlight, which the code does not write" in problems
+    assert "links.link: no description in docs/columns.toml" not in problems
+
+
+def test_the_scenario_reference_covers_every_field() -> None:
+    import congsim
+
+    schema = congsim.schema()
+    page = congsim_reference.scenario_reference(schema)
+    for definition in schema["$defs"].values():
+        for field in definition.get("properties", {}):
+            assert f"| `{field}` |" in page
+    assert "## [links.queue]" in page and "## [[links.queue.classes]]" in page
+
+
+REPO_PATH = re.compile(
+    r"`((?:bench|scenarios|plans|scripts|python|crates|tests|docs|schema|examples)/[\w./-]+)`"
+)
+
+
+def test_every_file_the_docs_name_exists() -> None:
+    """A path the docs name in code font (`bench/scale.py`) is a file or folder of the
+    repository; placeholders (`<study>`) and globs are not paths."""
+    pages = [*PAGES, ROOT / "DEVIATIONS.md", *sorted((ROOT / "docs" / "spec").glob("*.md"))]
+    missing = []
+    named = 0
+    for page in pages:
+        for n, text in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            for path in REPO_PATH.findall(text):
+                named += 1
+                if not (ROOT / path.rstrip("/")).exists():
+                    missing.append(f"{page.relative_to(ROOT)}:{n}: {path}")
+    assert named > 30
+    assert missing == []
