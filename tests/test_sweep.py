@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,11 +13,13 @@ import pandas as pd
 import pytest
 from conftest import run_congsim
 
+from congsim import load
 from congsim.sweep import (
     PlanError,
     confidence_half_width,
     load_plan,
     loads_plan,
+    plan_of,
     run_sweep,
     student_t_quantile,
 )
@@ -279,3 +282,25 @@ def test_a_sweep_stores_what_congsim_run_returns_for_the_same_run(tmp_path, root
     assert list(stored["metric"]) == metric
     assert list(stored["value"]) == pytest.approx(value, nan_ok=True, rel=0, abs=0)
     assert "goodput_bps" in metric and "total_goodput_bps" in metric
+
+
+def test_a_plan_over_a_python_built_scenario_runs_from_a_script_without_a_main_guard(tmp_path, root):
+    """A script (or notebook) calls `run_sweep` at top level: spawned workers must not run it
+    again. The plan is built in Python and equals the same plan read from a file."""
+    script = tmp_path / "sweep_script.py"
+    script.write_text(
+        "import congsim\n"
+        "from congsim.sweep import plan_of, run_sweep\n"
+        f"scenario = congsim.load({str(root / 'scenarios' / 'single-flow.toml')!r},\n"
+        "                        overrides={'simulation.duration': '2s'})\n"
+        "plan = plan_of(scenario, axes={'tcp.variant': ['reno', 'tahoe']}, replications=2)\n"
+        f"outcome = run_sweep(plan, {str(tmp_path / 'store')!r}, workers=2)\n"
+        "print(len(outcome.results()['run'].unique()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "4"
+    with pytest.raises(PlanError, match=r"axes\.tcp\.variant: must be a non-empty list"):
+        plan_of(load(root / "scenarios" / "single-flow.toml"), axes={"tcp.variant": []})

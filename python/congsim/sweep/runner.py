@@ -168,7 +168,9 @@ def _workers_skip_main_module() -> Iterator[None]:
     `run_sweep` without an `if __name__ == "__main__":` guard then fails in every worker.
     Workers run only congsim's own functions on plain data, so they need none of it."""
     main = sys.modules["__main__"]
-    saved = {name: main.__dict__[name] for name in ("__file__", "__spec__") if name in main.__dict__}
+    saved: dict[str, Any] = {
+        name: main.__dict__[name] for name in ("__file__", "__spec__") if name in main.__dict__
+    }
     main.__dict__.pop("__file__", None)
     main.__dict__["__spec__"] = None
     try:
