@@ -627,12 +627,49 @@ fn many_nodes_validate_in_memory_linear_in_the_endpoints() {
         &format!("nodes = [\"a\", \"b\", {}]", names.join(", ")),
     );
     let s = from_toml_str(&text, "big.toml").expect("valid");
-    assert_eq!(s.routes.rows(), 2);
+    assert_eq!(s.routes.rows().len(), 2);
     // Unknown names are listed up to 20, then counted.
     let err = from_toml_str(&text.replace("to = \"b\"\n", "to = \"c\"\n"), "big.toml")
         .unwrap_err()
         .to_string();
     assert!(err.ends_with("n17 and 199982 more"), "{err}");
+}
+
+#[test]
+fn a_route_table_beyond_the_limit_is_refused_before_it_is_built() {
+    // A one-way ring of 10 001 routers with traffic addressed to 10 000 of them: each
+    // destination is reached through its predecessor's row, and the predecessors are 10 000
+    // distinct nodes, so 10 000 rows of 10 001 entries. Hosts on the access links of a few
+    // routers share those routers' rows instead (`a_dumbbell_of_any_size_needs_two_rows`).
+    let n = 10_001;
+    let mut text = String::from("nodes = [");
+    text += &(0..n)
+        .map(|i| format!("\"r{i}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    text += "]\n[simulation]\nduration = \"1s\"\n";
+    for i in 0..n {
+        let link = format!(
+            "[[links]]\nfrom = \"r{i}\"\nto = \"r{}\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n",
+            (i + 1) % n
+        );
+        text += &link;
+    }
+    for i in 0..n / 2 {
+        let flow = format!(
+            "[[flows]]\nfrom = \"r{}\"\nto = \"r{}\"\n",
+            2 * i,
+            2 * i + 1
+        );
+        text += &flow;
+    }
+    let err = from_toml_str(&text, "ring.toml").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "ring.toml: nodes: 10 001 nodes with traffic addressed to 10 000 of them need 100 010 000 route \
+         entries (10 000 nodes need a route table of their own: destinations that are not hosts on \
+         one access link, and the nodes such hosts hang off); the limit is 100 000 000"
+    );
 }
 
 #[test]

@@ -4,7 +4,6 @@
 
 use super::ScenarioError;
 use super::resolve::{QueueDiscipline, Scenario};
-use super::routes::Routes;
 use congsim_core::{FlowId, LinkId};
 use congsim_ip::{QueueLimit, ScriptedAction};
 use std::fmt;
@@ -78,22 +77,27 @@ fn readable_duration(ps: u64) -> String {
     format!("{}{unit}", (value * scale).ceil() / scale)
 }
 
-/// The route table for `nodes` nodes and `destinations` addressed ones must stay in bounds.
+/// The route table for `nodes` nodes must stay in bounds: `rows` rows of one entry per node,
+/// for traffic addressed to `destinations` nodes.
 pub(super) fn route_entries(
     file: &str,
     nodes: usize,
     destinations: usize,
+    rows: u64,
 ) -> Result<(), ScenarioError> {
-    let entries = Routes::cells(nodes, destinations);
+    let entries = nodes as u64 * rows;
     if entries > MAX_ROUTE_ENTRIES {
         return Err(ScenarioError {
             file: file.to_string(),
             path: "nodes".into(),
             message: format!(
-                "{} nodes with traffic addressed to {} of them need {} route entries; the limit is {}",
+                "{} nodes with traffic addressed to {} of them need {} route entries ({} nodes need a \
+                 route table of their own: destinations that are not hosts on one access link, and \
+                 the nodes such hosts hang off); the limit is {}",
                 grouped(nodes as u64),
                 grouped(destinations as u64),
                 grouped(entries),
+                grouped(rows),
                 grouped(MAX_ROUTE_ENTRIES)
             ),
         });

@@ -1,8 +1,12 @@
 //! Static routes: hop-count shortest paths, ties to the link declared first.
 //!
 //! Routes are kept only towards the nodes traffic is addressed to (every end of a flow, CBR
-//! source or transfer group), one row per such destination: memory is nodes × destinations
-//! instead of nodes², so a large topology with few endpoints validates in little memory.
+//! source or transfer group). A destination whose every incoming link comes from one node (a
+//! host on its access link) is reached through that node's row and that link: every shortest
+//! path to it passes through that node, so at every other node the next hop is the one towards
+//! that node. Rows are therefore computed only for the other destinations and for the nodes
+//! such hosts hang off: on a dumbbell, the two routers, however many hosts there are. Memory is
+//! nodes × rows and time rows × (nodes + links).
 
 use congsim_core::{LinkId, NodeId};
 use std::collections::VecDeque;
@@ -13,55 +17,134 @@ pub trait Hop {
     fn to(&self) -> NodeId;
 }
 
-/// No row (a node nothing is addressed to), or no route.
+/// No row, no column (a node nothing is addressed to), or no route.
 const NONE: u32 = u32::MAX;
+
+/// How the routes reach one destination.
+#[derive(Clone, Copy, Debug)]
+struct Target {
+    /// The row of next hops used at every node but `via`.
+    row: u32,
+    /// The node every link into the destination comes from, with the first of those links;
+    /// `NONE` when the destination has its own row.
+    via: u32,
+    last_link: u32,
+}
 
 #[derive(Clone, Debug)]
 pub struct Routes {
     nodes: usize,
-    /// Per node: its row in `next`, or `NONE` when no traffic is addressed to it.
-    row_of: Vec<u32>,
+    /// Per node: its column among the destinations, or `NONE` when no traffic is addressed to it.
+    column_of: Vec<u32>,
+    /// Per column: how its destination is reached.
+    targets: Vec<Target>,
+    /// The node each row leads to.
+    row_nodes: Vec<NodeId>,
     /// `next[row * nodes + node]`: the index of the link `node` forwards on towards the row's
-    /// destination, or `NONE`.
+    /// node, or `NONE`.
     next: Vec<u32>,
 }
 
+/// Which destinations get a row of their own, and which go through another node's.
+struct Plan {
+    column_of: Vec<u32>,
+    targets: Vec<Target>,
+    row_nodes: Vec<NodeId>,
+}
+
+impl Plan {
+    fn new<L: Hop>(
+        nodes: usize,
+        links: &[L],
+        destinations: impl IntoIterator<Item = NodeId>,
+    ) -> Self {
+        // Per node: the one node all its incoming links come from, and the first such link;
+        // `NONE` with no incoming link or links from several nodes.
+        let mut feeder = vec![(NONE, NONE); nodes];
+        let mut several = vec![false; nodes];
+        for (i, l) in links.iter().enumerate() {
+            let (from, to) = (l.from().0, l.to().index());
+            match feeder[to] {
+                (NONE, _) => feeder[to] = (from, i as u32),
+                (f, _) if f != from => several[to] = true,
+                _ => {}
+            }
+        }
+        let mut column_of = vec![NONE; nodes];
+        let mut row_of = vec![NONE; nodes];
+        let mut targets = Vec::new();
+        let mut row_nodes = Vec::new();
+        let mut row_for = |node: u32, row_nodes: &mut Vec<NodeId>| {
+            let row = &mut row_of[node as usize];
+            if *row == NONE {
+                *row = row_nodes.len() as u32;
+                row_nodes.push(NodeId(node));
+            }
+            *row
+        };
+        for d in destinations {
+            if column_of[d.index()] != NONE {
+                continue;
+            }
+            column_of[d.index()] = targets.len() as u32;
+            let (via, last_link) = feeder[d.index()];
+            let stub = via != NONE && via != d.0 && !several[d.index()];
+            targets.push(if stub {
+                Target {
+                    row: row_for(via, &mut row_nodes),
+                    via,
+                    last_link,
+                }
+            } else {
+                Target {
+                    row: row_for(d.0, &mut row_nodes),
+                    via: NONE,
+                    last_link: NONE,
+                }
+            });
+        }
+        Self {
+            column_of,
+            targets,
+            row_nodes,
+        }
+    }
+}
+
 impl Routes {
-    /// Table cells (nodes × destinations) [`Routes::compute`] would fill.
-    pub fn cells(nodes: usize, destinations: usize) -> u64 {
-        nodes as u64 * destinations as u64
+    /// Rows [`Routes::compute`] would fill (one entry per node each) for these destinations.
+    pub fn rows_needed<L: Hop>(
+        nodes: usize,
+        links: &[L],
+        destinations: impl IntoIterator<Item = NodeId>,
+    ) -> usize {
+        Plan::new(nodes, links, destinations).row_nodes.len()
     }
 
     /// Shortest paths by hop count towards each of `destinations` (repeats are ignored); among
-    /// equal paths a node takes the link declared first. A breadth-first search a destination:
-    /// time destinations × (nodes + links).
+    /// equal paths a node takes the link declared first. A breadth-first search a row: time
+    /// rows × (nodes + links).
     pub fn compute<L: Hop>(
         nodes: usize,
         links: &[L],
         destinations: impl IntoIterator<Item = NodeId>,
     ) -> Self {
-        let mut row_of = vec![NONE; nodes];
-        let mut rows = 0u32;
-        for d in destinations {
-            if row_of[d.index()] == NONE {
-                row_of[d.index()] = rows;
-                rows += 1;
-            }
-        }
+        let Plan {
+            column_of,
+            targets,
+            row_nodes,
+        } = Plan::new(nodes, links, destinations);
         let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); nodes];
         for (i, l) in links.iter().enumerate() {
             incoming[l.to().index()].push(i);
         }
-        let mut next = vec![NONE; rows as usize * nodes];
+        let mut next = vec![NONE; row_nodes.len() * nodes];
         let mut dist = vec![usize::MAX; nodes];
         let mut frontier = VecDeque::new();
-        for (dst, &row) in row_of.iter().enumerate() {
-            if row == NONE {
-                continue;
-            }
+        for (row, dst) in row_nodes.iter().enumerate() {
             dist.fill(usize::MAX);
-            dist[dst] = 0;
-            frontier.push_back(dst);
+            dist[dst.index()] = 0;
+            frontier.push_back(dst.index());
             while let Some(v) = frontier.pop_front() {
                 for &li in &incoming[v] {
                     let u = links[li].from().index();
@@ -71,7 +154,7 @@ impl Routes {
                     }
                 }
             }
-            let row = &mut next[row as usize * nodes..][..nodes];
+            let row = &mut next[row * nodes..][..nodes];
             for (li, l) in links.iter().enumerate() {
                 let (u, v) = (l.from().index(), l.to().index());
                 if dist[u] != usize::MAX
@@ -85,46 +168,51 @@ impl Routes {
         }
         Self {
             nodes,
-            row_of,
+            column_of,
+            targets,
+            row_nodes,
             next,
         }
     }
 
-    /// The link `at` forwards on towards `to`; `None` when there is no route or nothing was
-    /// addressed to `to` when the routes were computed.
+    /// The link `at` forwards on towards `to`; `None` at `to` itself, when there is no route,
+    /// or when nothing was addressed to `to` when the routes were computed.
     #[inline]
     pub fn next_hop(&self, at: NodeId, to: NodeId) -> Option<LinkId> {
-        let row = self.row_of[to.index()];
-        if row == NONE {
+        let column = self.column_of[to.index()];
+        if column == NONE || at == to {
             return None;
         }
-        let link = self.next[row as usize * self.nodes + at.index()];
+        let target = self.targets[column as usize];
+        let link = if at.0 == target.via {
+            target.last_link
+        } else {
+            self.next[target.row as usize * self.nodes + at.index()]
+        };
         (link != NONE).then_some(LinkId(link))
     }
 
-    /// The destinations routes were computed towards, in row order.
+    /// The destinations routes were computed towards, in column order.
     pub fn destinations(&self) -> impl Iterator<Item = NodeId> + '_ {
-        let mut by_row: Vec<(u32, usize)> = self
-            .row_of
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| **r != NONE)
-            .map(|(n, r)| (*r, n))
+        let mut by_column: Vec<(u32, usize)> = (self.column_of.iter().enumerate())
+            .filter(|(_, c)| **c != NONE)
+            .map(|(n, c)| (*c, n))
             .collect();
-        by_row.sort_unstable();
-        by_row.into_iter().map(|(_, n)| NodeId(n as u32))
+        by_column.sort_unstable();
+        by_column.into_iter().map(|(_, n)| NodeId(n as u32))
     }
 
-    /// The row of destination `to`, if routes were computed towards it.
+    /// The column of destination `to` (its index in [`Routes::destinations`]), if routes were
+    /// computed towards it.
     #[inline]
-    pub fn row(&self, to: NodeId) -> Option<usize> {
-        let row = self.row_of[to.index()];
-        (row != NONE).then_some(row as usize)
+    pub fn column(&self, to: NodeId) -> Option<usize> {
+        let column = self.column_of[to.index()];
+        (column != NONE).then_some(column as usize)
     }
 
-    /// Rows in the table (destinations).
-    pub fn rows(&self) -> usize {
-        self.next.len().checked_div(self.nodes).unwrap_or(0)
+    /// Rows in the table: the nodes routes lead to by a search of their own.
+    pub fn rows(&self) -> &[NodeId] {
+        &self.row_nodes
     }
 }
 
@@ -163,14 +251,18 @@ mod tests {
             None,
             "no row for node 0"
         );
-        assert_eq!(routes.rows(), 1);
+        assert_eq!(routes.rows(), [NodeId(3)]);
     }
 
     #[test]
     fn one_row_a_destination_and_none_where_there_is_no_path() {
         let links = [L(0, 1), L(1, 2)];
         let routes = Routes::compute(3, &links, [NodeId(2), NodeId(0), NodeId(2)]);
-        assert_eq!(routes.rows(), 2);
+        assert_eq!(
+            routes.rows(),
+            [NodeId(1), NodeId(0)],
+            "node 2 hangs off node 1"
+        );
         assert_eq!(routes.next_hop(NodeId(0), NodeId(2)), Some(LinkId(0)));
         assert_eq!(routes.next_hop(NodeId(1), NodeId(2)), Some(LinkId(1)));
         assert_eq!(
@@ -182,5 +274,110 @@ mod tests {
             routes.destinations().collect::<Vec<_>>(),
             [NodeId(2), NodeId(0)]
         );
+    }
+
+    /// Next hops by a search towards every destination of its own, the rule the rows must
+    /// reproduce: the first declared link onto a shortest path.
+    fn by_own_search(nodes: usize, links: &[L], at: usize, to: usize) -> Option<LinkId> {
+        let mut dist = vec![usize::MAX; nodes];
+        dist[to] = 0;
+        let mut frontier = VecDeque::from([to]);
+        while let Some(v) = frontier.pop_front() {
+            for l in links.iter().filter(|l| l.1 as usize == v) {
+                if dist[l.0 as usize] == usize::MAX {
+                    dist[l.0 as usize] = dist[v] + 1;
+                    frontier.push_back(l.0 as usize);
+                }
+            }
+        }
+        (at != to && dist[at] != usize::MAX)
+            .then(|| {
+                links.iter().position(|l| {
+                    l.0 as usize == at
+                        && dist[l.1 as usize] != usize::MAX
+                        && dist[l.1 as usize] + 1 == dist[at]
+                })
+            })
+            .flatten()
+            .map(|i| LinkId(i as u32))
+    }
+
+    #[test]
+    fn hosts_on_one_access_link_share_their_router_row_and_routes_stay_shortest() {
+        // Random networks of a few routers with hosts hanging off them (some on two parallel
+        // links, some on links from two routers, some one-way): every next hop must equal a
+        // search towards that destination alone.
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut draw = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as u32
+        };
+        for _ in 0..200 {
+            let routers = 2 + draw(5);
+            let hosts = 1 + draw(8);
+            let nodes = (routers + hosts) as usize;
+            let mut links = Vec::new();
+            for _ in 0..routers + draw(6) {
+                let (a, b) = (draw(u64::from(routers)), draw(u64::from(routers)));
+                links.push(L(a, b));
+                links.push(L(b, a));
+            }
+            for h in routers..routers + hosts {
+                let r = draw(u64::from(routers));
+                links.push(L(h, r));
+                match draw(4) {
+                    0 => {}
+                    1 => links.push(L(r, h)),
+                    2 => {
+                        links.push(L(r, h));
+                        links.push(L(r, h));
+                    }
+                    _ => {
+                        links.push(L(r, h));
+                        links.push(L((r + 1) % routers, h));
+                    }
+                }
+            }
+            let destinations: Vec<NodeId> = (0..nodes as u32).map(NodeId).collect();
+            let routes = Routes::compute(nodes, &links, destinations.iter().copied());
+            for at in 0..nodes {
+                for to in 0..nodes {
+                    assert_eq!(
+                        routes.next_hop(NodeId(at as u32), NodeId(to as u32)),
+                        by_own_search(nodes, &links, at, to),
+                        "from {at} to {to} over {} links",
+                        links.len()
+                    );
+                }
+            }
+            assert!(routes.rows().len() <= nodes);
+        }
+    }
+
+    #[test]
+    fn a_dumbbell_of_any_size_needs_two_rows() {
+        // Routers 0 and 1; host pairs on duplex access links to either side.
+        let pairs = 10_000u32;
+        let mut links = vec![L(0, 1), L(1, 0)];
+        for i in 0..pairs {
+            let (s, d) = (2 + 2 * i, 3 + 2 * i);
+            links.extend([L(s, 0), L(0, s), L(d, 1), L(1, d)]);
+        }
+        let nodes = (2 + 2 * pairs) as usize;
+        let destinations = (2..nodes as u32).map(NodeId);
+        assert_eq!(Routes::rows_needed(nodes, &links, destinations.clone()), 2);
+        let routes = Routes::compute(nodes, &links, destinations);
+        assert_eq!(routes.rows(), [NodeId(0), NodeId(1)]);
+        let (s, d) = (NodeId(2 + 2 * 1234), NodeId(3 + 2 * 1234));
+        assert_eq!(routes.next_hop(s, d), Some(LinkId(2 + 4 * 1234)));
+        assert_eq!(routes.next_hop(NodeId(0), d), Some(LinkId(0)));
+        assert_eq!(
+            routes.next_hop(NodeId(1), d),
+            Some(LinkId(2 + 4 * 1234 + 3))
+        );
+        assert_eq!(routes.next_hop(d, s), Some(LinkId(2 + 4 * 1234 + 2)));
+        assert_eq!(routes.next_hop(d, d), None);
     }
 }

@@ -153,7 +153,18 @@ impl<'a> Simulation<'a> {
         // bottlenecks): a row per link would be links × destinations.
         let mut fuse_row = vec![NO_FUSION; scenario.links.len()];
         let mut fuse_next = Vec::new();
+        // Only a link that is some link's single feeder can fuse: looking at the others' next
+        // hops would cost links × destinations.
+        let mut feeds_alone = vec![false; scenario.links.len()];
+        for l in &scenario.links {
+            if let Some(feeder) = l.single_feeder {
+                feeds_alone[feeder.index()] = true;
+            }
+        }
         for (i, spec) in scenario.links.iter().enumerate() {
+            if !fusion || !feeds_alone[i] {
+                continue;
+            }
             let upstream = LinkId(i as u32);
             let row: Vec<Option<LinkId>> = (destinations.iter())
                 .map(|&dst| {
@@ -161,8 +172,7 @@ impl<'a> Simulation<'a> {
                     let fed_only_by_upstream =
                         scenario.links[next.index()].single_feeder == Some(upstream);
                     let accepts: &Link = &links[next.index()];
-                    (fusion && fed_only_by_upstream && accepts.accepts_early_offers())
-                        .then_some(next)
+                    (fed_only_by_upstream && accepts.accepts_early_offers()).then_some(next)
                 })
                 .collect();
             if row.iter().any(Option::is_some) {

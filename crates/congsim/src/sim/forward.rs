@@ -220,7 +220,7 @@ impl Simulation<'_> {
         if self.dense_next.is_some() {
             destination.index()
         } else {
-            (self.scenario.routes.row(destination)).expect("traffic has routes")
+            (self.scenario.routes.column(destination)).expect("traffic has routes")
         }
     }
 

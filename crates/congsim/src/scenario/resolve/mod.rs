@@ -391,7 +391,8 @@ impl Scenario {
             .flat_map(|(a, b)| [a, b])
             .filter_map(|name| nodes.get(name.as_str()).copied());
         let endpoints: BTreeSet<NodeId> = endpoints.collect();
-        checks::route_entries(label, file.nodes.len(), endpoints.len())?;
+        let rows = Routes::rows_needed(file.nodes.len(), &links, endpoints.iter().copied());
+        checks::route_entries(label, file.nodes.len(), endpoints.len(), rows as u64)?;
         let routes = Routes::compute(file.nodes.len(), &links, endpoints);
 
         // Flows.
