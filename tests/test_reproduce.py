@@ -220,3 +220,57 @@ def test_agreement_bands_stay_within_what_a_metric_can_take():
                 assert spec.upper == 1.0 and high <= 1.0, (study.name, ref)
                 checked += 1
     assert checked >= 20, "the fairness references of goyal1996 and jain1996"
+
+
+def test_no_printed_number_and_no_configuration_is_scored_twice():
+    """One scored row per printed number and per configuration: koga2000 prints its 'multiple
+    CBR' configuration in Tables 3-4 and again as Tables 6-7's 'hard shaper', and jain1996's
+    solution rows, which do not print their VBR period, run at two periods. The second
+    reading of each stays in the table, unscored, with a note saying why."""
+    import re
+
+    unscored = 0
+    for study in STUDIES.values():
+        rows = study.reference_rows()
+        not_axes = ("study", "table", "metric", "value", "source", "scored", "note")
+        axes = [k for k in (rows[0] if rows else {}) if k not in not_axes]
+        configurations: set[tuple[str, ...]] = set()
+        printed: set[tuple[str, ...]] = set()
+        for ref in rows:
+            if ref.get("scored", "yes") == "no":
+                assert ref["note"], (study.name, ref)
+                unscored += 1
+                continue
+            configuration = (*(ref[a] for a in axes), ref["metric"])
+            assert configuration not in configurations, (study.name, configuration)
+            configurations.add(configuration)
+            # The same printed cell: its table, its row without a reading in brackets, its
+            # column (the other axes) and metric.
+            row = re.sub(r" \(.*\)$", "", ref.get("label", ""))
+            cell = (ref["table"], row, *(ref[a] for a in axes if a != "label"), ref["metric"])
+            assert cell not in printed, (study.name, cell)
+            printed.add(cell)
+    assert unscored == 16, "koga2000's 6 hard-shaper cells and jain1996's 10 rows at 10 ms VBR"
+
+
+def test_unscored_rows_count_in_no_score():
+    from congsim.studies.framework import add_baselines, scored_rows
+
+    frame = pd.DataFrame(
+        {
+            "metric": ["x", "x", "x"],
+            "reference": [10.0, 20.0, 90.0],
+            "band_low": [9.0, 18.0, 81.0],
+            "band_high": [11.0, 22.0, 99.0],
+            "verdict": ["agrees", "differs", "agrees"],
+            "scored": [True, True, False],
+        }
+    )
+    with_baselines = add_baselines(frame, [])
+    # The constant is the scored references' mean, 15: the unscored 90 does not pull it.
+    assert list(with_baselines["baseline_constant"]) == [15.0, 15.0, 15.0]
+    score = baseline_score(with_baselines)
+    assert (score.compared, score.ours) == (2, 1)
+    # Read back from CSV text, the flags still count.
+    as_text = with_baselines.astype(str)
+    assert len(scored_rows(as_text)) == 2 and baseline_score(as_text).compared == 2

@@ -315,17 +315,24 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     table.add_column("verdict", no_wrap=True, min_width=7)
     for column in [*labels, "metric", "reference", "ours (95% CI)", "band"]:
         table.add_column(column, justify="right" if column in ("reference", "band") else "left")
-    for row in comparison.to_dict("records"):
+    from congsim.studies.framework import baseline_score, scored_rows
+
+    scored = scored_rows(comparison)
+    for index, row in zip(comparison.index, comparison.to_dict("records"), strict=True):
         ours = f"{row['mean']:.4g} [{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
         band = f"{row['band_low']:.4g}..{row['band_high']:.4g}"
         cells = [str(row[a]) for a in axes]
-        table.add_row(str(row["verdict"]), *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band)
+        verdict = str(row["verdict"])
+        if verdict in ("agrees", "differs") and index not in scored.index:
+            verdict += " (unscored)"
+        table.add_row(verdict, *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band)
     console.print(table)
-    from congsim.studies.framework import baseline_score
-
-    agreeing = int((comparison["verdict"] == "agrees").sum())
+    agreeing = int((scored["verdict"] == "agrees").sum())
     source = comparison["source"].iloc[0]
-    console.print(f"{agreeing} of {len(comparison)} values inside the band; reference: {source}")
+    console.print(f"{agreeing} of {len(scored)} values inside the band; reference: {source}")
+    notes: list[str] = list(comparison["note"].dropna().astype(str)) if "note" in comparison else []
+    for note in dict.fromkeys(n for n in notes if n):
+        console.print(f"unscored: {note}")
     if "baseline_constant_agrees" not in comparison:
         return  # a comparison written before the baselines were
     score = baseline_score(comparison)

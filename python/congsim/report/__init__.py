@@ -263,12 +263,14 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
     columns = [*axes, "metric", "reference", "mean", "ci_low", "ci_high", "band_low", "band_high", "verdict"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     rows = []
-    for row in comparison[columns].to_dict("records"):
+    for row in comparison.to_dict("records"):
         cells = []
         for c in columns:
             value = row[c]
             text = f"{value:.4g}" if isinstance(value, float) else str(value)
             css = f' class="{value}"' if c == "verdict" else ""
+            if c == "verdict" and str(row.get("scored", "True")) == "False":
+                text += " (unscored)"
             cells.append(f"<td{css}>{html.escape(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -301,6 +303,8 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     and its row of the summary at the top."""
     import pandas as pd
 
+    from congsim.studies.framework import baseline_score, scored_rows
+
     comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
     for c in ("reference", "mean", "ci_low", "ci_high", "band_low", "band_high"):
         comparison[c] = comparison[c].astype(float)
@@ -316,23 +320,25 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     if not comparison.empty:
         # The axes the reference names its configurations by.
         axes = [a for a in axes if comparison[a].fillna("").astype(str).str.len().gt(0).any()]
-        agree = int((comparison["verdict"] == "agrees").sum())
-        values_text = f"{agree} of {len(comparison)} in the band"
+        scored = scored_rows(comparison)
+        agree = int((scored["verdict"] == "agrees").sum())
+        values_text = f"{agree} of {len(scored)} in the band"
         source = html.escape(str(comparison["source"].iloc[0]))
         baseline = ""
         if "baseline_constant_agrees" in comparison:
             # A trivial predictor's score on the same bands (studies.framework.add_baselines).
-            constant = int((comparison["baseline_constant_agrees"] == "True").sum())
-            baseline_text = f"{constant} of {len(comparison)}"
+            score = baseline_score(comparison)
+            constant = score.constant
+            baseline_text = f"{constant} of {score.compared}"
             baseline = f" A constant at each metric's reference mean puts {constant} inside them"
             if "baseline_variant_agrees" in comparison:
-                per_variant = int((comparison["baseline_variant_agrees"] == "True").sum())
+                per_variant = score.variant
                 baseline_text += f", per variant {per_variant}"
                 baseline += f", one constant per variant {per_variant}"
             baseline += "."
         contents.append((f"{anchor}-values", "reference values"))
         parts.append(
-            f'<p id="{html.escape(anchor)}-values">{agree} of {len(comparison)} values inside the agreement '
+            f'<p id="{html.escape(anchor)}-values">{agree} of {len(scored)} values inside the agreement '
             f"band.{html.escape(baseline)} "
             f'<span class="meta">Reference: {source}; table as '
             f'<a href="{html.escape(folder.name)}/comparison.csv">comparison.csv</a></span></p>'

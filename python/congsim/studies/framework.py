@@ -85,6 +85,8 @@ MEASURED_COLUMNS = [
     "n",
     "verdict",
     "source",
+    "scored",
+    "note",
 ]
 
 #: The axis a per-variant trivial predictor keys on, when a study has it.
@@ -97,7 +99,11 @@ def add_baselines(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
     varies `tcp.variant`, one constant per metric and variant (`baseline_variant`). Each is
     judged by the row's own band, as our mean is."""
     frame = frame.copy()
+    # The constants are the means of the scored references (a printed number shown a second
+    # time, unscored, does not weigh twice).
     references = frame["reference"].astype(float)
+    if "scored" in frame:
+        references = references.where(_truth(frame["scored"]))
     frame["baseline_constant"] = references.groupby(frame["metric"]).transform("mean")
     within = (frame["band_low"] <= frame["baseline_constant"]) & (
         frame["baseline_constant"] <= frame["band_high"]
@@ -125,15 +131,31 @@ class BaselineScore:
     informative: tuple[str, ...]
 
 
+def _truth(column: pd.Series) -> pd.Series:
+    """A boolean column, also as read back from CSV text ("True"/"False")."""
+    return column.astype(str).isin(["True", "true", "1"])
+
+
+def scored_rows(comparison: pd.DataFrame) -> pd.DataFrame:
+    """The rows a study's score counts: compared (not missing) and scored, so that each
+    printed number and each configuration counts once. A comparison written before rows could
+    be unscored counts every row."""
+    compared = comparison["verdict"].isin(["agrees", "differs"])
+    if "scored" in comparison:
+        compared &= _truth(comparison["scored"])
+    rows: pd.DataFrame = comparison[compared]
+    return rows
+
+
 def baseline_score(comparison: pd.DataFrame) -> BaselineScore:
-    rows = comparison[comparison["verdict"].isin(["agrees", "differs"])]
+    rows = scored_rows(comparison)
     ours = rows["verdict"] == "agrees"
-    constant = rows["baseline_constant_agrees"].astype(bool)
-    variant = rows["baseline_variant_agrees"].astype(bool) if "baseline_variant_agrees" in rows else None
+    constant = _truth(rows["baseline_constant_agrees"])
+    variant = _truth(rows["baseline_variant_agrees"]) if "baseline_variant_agrees" in rows else None
     informative = tuple(
         str(metric)
         for metric, group in rows.groupby("metric", sort=True)
-        if (group["verdict"] == "agrees").sum() > group["baseline_constant_agrees"].astype(bool).sum()
+        if (group["verdict"] == "agrees").sum() > _truth(group["baseline_constant_agrees"]).sum()
     )
     return BaselineScore(
         compared=len(rows),
@@ -252,6 +274,9 @@ class Study:
             low, high = spec.band(value)
             row: dict[str, object] = {axis: ref.get(axis, "") for axis in axes}
             row |= {"metric": ref["metric"], "reference": value, "band_low": low, "band_high": high}
+            # A printed number compared a second time (another reading of an unstated set-up,
+            # or a configuration the paper prints twice) is shown but not scored.
+            row |= {"scored": ref.get("scored", "yes") != "no", "note": ref.get("note", "")}
             if self.average_label is not None and ref.get("label") == self.average_label:
                 if results is None:
                     raise ValueError(f"{self.name}: column averages need the sweep's results")
