@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -36,6 +37,14 @@ def test_reproduce_all_names_what_is_pending_and_beats_trivial_baselines(cli, tm
     done = run_congsim("reproduce", "all", "--replications", "1", "--out", str(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr
     assert "trivial baselines on the same bands" in done.stdout
+    # The closing summary: a line per study with its score, the baselines and its claims.
+    summary = done.stdout[done.stdout.rindex("Summary") :]
+    assert "values in the band" in summary and "a constant per variant" in summary
+    for name, study in STUDIES.items():
+        if not study.pending:
+            assert name in summary, name
+    claims = re.search(r"sisalem1995 .*?(\d+) holds, (\d+) not significant, (\d+) fails", summary)
+    assert claims is not None and sum(map(int, claims.groups())) == 16, summary
     for name, study in STUDIES.items():
         assert name in done.stdout
         if study.pending:
@@ -227,8 +236,6 @@ def test_no_printed_number_and_no_configuration_is_scored_twice():
     CBR' configuration in Tables 3-4 and again as Tables 6-7's 'hard shaper', and jain1996's
     solution rows, which do not print their VBR period, run at two periods. The second
     reading of each stays in the table, unscored, with a note saying why."""
-    import re
-
     unscored = 0
     for study in STUDIES.values():
         rows = study.reference_rows()

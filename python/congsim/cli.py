@@ -264,6 +264,7 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)  # logs and CI: keep table rows on one line
+    outcomes: list[StudyOutcome] = []
     for entry in STUDIES.values() if study == "all" else [STUDIES[study]]:
         console.rule(f"{entry.name}: {entry.title}")
         if entry.pending is not None:
@@ -296,6 +297,34 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
         console.file.write("".join(rendered))
         if entry.notes:
             console.print(entry.notes)
+        outcomes.append(result)
+    if len(outcomes) > 1:
+        _print_studies_summary(console, outcomes)
+
+
+def _print_studies_summary(console: Console, outcomes: list[StudyOutcome]) -> None:
+    """One line per study: its score, the trivial predictors' on the same bands, its claims."""
+    from rich.table import Table
+
+    from congsim.studies.framework import baseline_score
+
+    table = Table(title="Summary", show_lines=False)
+    for column in ("study", "values in the band", "a constant", "a constant per variant", "claims"):
+        table.add_column(column)
+    for outcome in outcomes:
+        values = constant = variant = "-"
+        if not outcome.comparison.empty:
+            score = baseline_score(outcome.comparison)
+            values = f"{score.ours} of {score.compared}"
+            constant = f"{score.constant} of {score.compared}"
+            if score.variant is not None:
+                variant = f"{score.variant} of {score.compared}"
+        claims = "-"
+        if outcome.claims is not None and not outcome.claims.empty:
+            counts = outcome.claims["verdict"].value_counts()
+            claims = ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("holds", "not significant", "fails"))
+        table.add_row(outcome.study.name, values, constant, variant, claims)
+    console.print(table)
 
 
 def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str]) -> None:
