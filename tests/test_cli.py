@@ -193,3 +193,12 @@ def test_validate_shows_routes_and_show_draws_the_topology(root, tmp_path):
     assert out.read_text().count("dir=both") == 41
     wrong = run_congsim("show", root / "scenarios" / "single-flow.toml", "--out", tmp_path / "net.txt")
     assert wrong.returncode == 2 and wrong.stderr.startswith("error: --out ")
+
+
+def test_run_lists_the_first_flows_of_a_large_scenario(root):
+    """A 10 000-flow dumbbell (ten lines of [topology]) runs from the command line and lists 20
+    flows, saying where the others are."""
+    done = run_congsim("run", root / "scenarios" / "dumbbell-10000.toml")
+    assert done.returncode == 0, done.stderr
+    assert "tcp20 " in done.stdout and "tcp21 " not in done.stdout
+    assert "the first 20 of 10000 flows" in done.stdout

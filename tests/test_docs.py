@@ -245,9 +245,11 @@ def test_the_scenario_reference_covers_every_field() -> None:
     schema = congsim.schema()
     page = congsim_reference.scenario_reference(schema)
     for definition in schema["$defs"].values():
-        for field in definition.get("properties", {}):
-            assert f"| `{field}` |" in page
+        for option in definition.get("oneOf", [definition]):
+            for field in option.get("properties", {}):
+                assert f"| `{field}` |" in page, field
     assert "## [links.queue]" in page and "## [[links.queue.classes]]" in page
+    assert '## [topology] kind = "dumbbell"' in page and "| `pairs` |" in page
 
 
 REPO_PATH = re.compile(

@@ -42,6 +42,12 @@ def _strip_null(node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
+def _is_table(definition: dict[str, Any]) -> bool:
+    """A table of fields, or a choice of tables by their `kind`."""
+    options = definition.get("oneOf", [definition])
+    return all("properties" in option for option in options)
+
+
 def _is_list(node: dict[str, Any]) -> bool:
     kind = node.get("type")
     return kind == "array" or (isinstance(kind, list) and "array" in kind)
@@ -116,6 +122,7 @@ def _default(node: dict[str, Any], required: bool) -> str:
 READING_ORDER = (
     "simulation",
     "links",
+    "topology",
     "tcp",
     "flows",
     "cbr",
@@ -138,7 +145,7 @@ def _sections(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]
         node = _strip_null(node)
         is_list = _is_list(node)
         name = _ref_name(node.get("items", {}) if is_list else node)
-        if name is None or "properties" not in defs[name]:
+        if name is None or not _is_table(defs[name]):
             return None, is_list
         return name, is_list
 
@@ -147,9 +154,15 @@ def _sections(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]
         if name is None or name in seen:
             return
         seen.add(name)
-        yield (f"[[{key}]]" if is_list else f"[{key}]"), name, defs[name]
-        for field, inner in defs[name].get("properties", {}).items():
-            yield from walk(f"{key}.{field}", inner)
+        heading = f"[[{key}]]" if is_list else f"[{key}]"
+        # A table whose `kind` picks its fields: a section per kind.
+        options = defs[name].get("oneOf") or [defs[name]]
+        for option in options:
+            kind = option.get("properties", {}).get("kind", {})
+            tag = kind.get("const", (kind.get("enum") or [None])[0])
+            yield (f'{heading} kind = "{tag}"' if "oneOf" in defs[name] else heading), name, option
+            for field, inner in option.get("properties", {}).items():
+                yield from walk(f"{key}.{field}", inner)
 
     yield "file", "file", schema
     fields = schema["properties"]
@@ -160,7 +173,9 @@ def _sections(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]
 def scenario_reference(schema: dict[str, Any]) -> str:
     defs = schema["$defs"]
     sections = list(_sections(schema))
-    anchors = {name: heading for heading, name, _ in sections}
+    anchors: dict[str, str] = {}
+    for heading, name, _ in sections:
+        anchors.setdefault(name, heading)
     out = [
         "# Scenario file reference",
         "",

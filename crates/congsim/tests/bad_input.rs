@@ -49,6 +49,25 @@ fn the_base_scenario_is_valid() {
 fn malformed_scenarios_get_exact_messages() {
     let cases: Vec<(&str, Edit, &str)> = vec![
         (
+            "a dumbbell without pairs",
+            Box::new(|b| {
+                b.replace("nodes = [\"a\", \"b\"]\n", "")
+                    .replace("[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[flows]]\nfrom = \"a\"\nto = \"b\"\n", "")
+                    + "[topology]\nkind = \"dumbbell\"\npairs = 0\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"1ms\"\n"
+            }),
+            "bad.toml: topology.pairs: must be at least 1",
+        ),
+        (
+            "an unknown topology",
+            Box::new(|b| format!("{b}[topology]\nkind = \"torus\"\n")),
+            "bad.toml: topology.kind: unknown variant `torus`, expected `dumbbell` or `parking_lot` (line 13, column 8)",
+        ),
+        (
+            "neither nodes nor a topology",
+            Box::new(|b| b.replace("nodes = [\"a\", \"b\"]\n", "")),
+            "bad.toml: nodes: declare at least two nodes, or a [topology] that makes them",
+        ),
+        (
             "rate without a valid unit",
             Box::new(|b| b.replace("\"10Mbps\"", "\"10 Mbs\"")),
             "bad.toml: links[0].rate: \"10 Mbs\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\") (line 7, column 8)",

@@ -12,6 +12,7 @@ pub mod network;
 mod overrides;
 mod resolve;
 pub mod routes;
+mod topology;
 
 pub use checks::ScenarioWarning;
 pub use network::TrafficPath;

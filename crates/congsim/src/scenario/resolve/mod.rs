@@ -248,6 +248,7 @@ fn node_list(nodes: &BTreeMap<&str, NodeId>) -> String {
 
 impl Scenario {
     pub(super) fn resolve(file: ScenarioFile, label: &str) -> Result<Self, ScenarioError> {
+        let file = super::topology::expand(file, label)?;
         let ctx = Ctx { file: label };
         let duration = file.simulation.duration.value;
         if duration.is_zero() {
@@ -282,7 +283,10 @@ impl Scenario {
         // Nodes.
         let mut nodes: BTreeMap<&str, NodeId> = BTreeMap::new();
         if file.nodes.is_empty() {
-            return Err(ctx.err("nodes", "declare at least two nodes"));
+            return Err(ctx.err(
+                "nodes",
+                "declare at least two nodes, or a [topology] that makes them",
+            ));
         }
         for (i, name) in file.nodes.iter().enumerate() {
             if name.trim().is_empty() {

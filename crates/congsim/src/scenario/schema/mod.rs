@@ -31,11 +31,13 @@ use serde::{Deserialize, Serialize};
 mod atm;
 mod links;
 mod tcp;
+mod topology;
 mod traffic;
 
 pub use atm::*;
 pub use links::*;
 pub use tcp::*;
+pub use topology::*;
 pub use traffic::*;
 
 /// A whole scenario file.
@@ -48,8 +50,15 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub description: Option<String>,
     pub simulation: SimulationSpec,
-    /// Node names (hosts and routers alike).
+    /// A generated network (a dumbbell, a parking lot) whose nodes, links and flows come
+    /// before the file's own.
+    #[serde(default)]
+    pub topology: Option<TopologySpec>,
+    /// Node names (hosts and routers alike); required without `[topology]`.
+    #[serde(default)]
     pub nodes: Vec<String>,
+    /// Links; required without `[topology]`.
+    #[serde(default)]
     pub links: Vec<LinkSpec>,
     /// TCP settings applied to every flow unless the flow overrides them.
     #[serde(default)]

@@ -1,0 +1,61 @@
+//! `[topology]`: a network generated from a few numbers, added to the file's own nodes, links
+//! and flows before anything is checked (`scenario/topology.rs` expands it).
+
+use super::*;
+
+/// A generated network. Its nodes, links and flows come before the file's own, which may add
+/// to them (a user's link between generated nodes, flows of their own with `flows = false`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TopologySpec {
+    /// `pairs` senders `s1..sN` on access links into router `r1`, a bottleneck `r1 -> r2`,
+    /// receivers `d1..dN` on links out of `r2`; one persistent TCP flow `si -> di` each.
+    Dumbbell(DumbbellSpec),
+    /// Routers `r0..rH` in a line of `hops` bottleneck links; a long flow from `long_src` (on
+    /// `r0`) to `long_dst` (on `rH`) crosses them all, and cross flow `i` from `cross<i>_src`
+    /// (on `r<i>`) to `cross<i>_dst` (on `r<i+1>`) crosses hop `i` alone.
+    ParkingLot(ParkingLotSpec),
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    /// Sender/receiver pairs (at least 1).
+    pub pairs: u32,
+    pub access_rate: RateText,
+    /// Delay of sender 1's access link (of every sender's without `access_delay_max`).
+    pub access_delay: DurationText,
+    /// With it, sender i's access delay is spread evenly from `access_delay` (sender 1) to
+    /// this (sender N), rounded to the nanosecond, as the benchmark dumbbell's 3..7 ms.
+    #[serde(default)]
+    pub access_delay_max: Option<DurationText>,
+    /// Delay of every receiver's link (default `access_delay`).
+    #[serde(default)]
+    pub receiver_delay: Option<DurationText>,
+    pub bottleneck_rate: RateText,
+    pub bottleneck_delay: DurationText,
+    /// The queue of both directions of the bottleneck.
+    #[serde(default)]
+    pub bottleneck_queue: QueueSpec,
+    /// One persistent TCP flow per pair, named `tcp<i>`, with the file's `[tcp]` settings.
+    #[serde(default = "default_true")]
+    pub flows: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotSpec {
+    /// Bottleneck links in the line (at least 1).
+    pub hops: u32,
+    pub hop_rate: RateText,
+    pub hop_delay: DurationText,
+    /// The queue of both directions of every hop.
+    #[serde(default)]
+    pub hop_queue: QueueSpec,
+    pub access_rate: RateText,
+    pub access_delay: DurationText,
+    /// The long flow `long` and the cross flows `cross<i>`, persistent TCP with the file's
+    /// `[tcp]` settings.
+    #[serde(default = "default_true")]
+    pub flows: bool,
+}

@@ -1,0 +1,194 @@
+//! Expands `[topology]` into nodes, links and flows placed before the file's own, so that the
+//! rest of loading checks them as if they had been written out.
+
+use super::ScenarioError;
+use super::schema::{
+    DumbbellSpec, FlowSpec, LinkSpec, ParkingLotSpec, QueueSpec, ScenarioFile, TopologySpec,
+};
+use super::units::{DurationText, RateText};
+
+/// `file` with its topology's nodes, links and flows in front of its own.
+pub(super) fn expand(mut file: ScenarioFile, label: &str) -> Result<ScenarioFile, ScenarioError> {
+    let Some(topology) = file.topology.take() else {
+        return Ok(file);
+    };
+    let generated = match &topology {
+        TopologySpec::Dumbbell(spec) => dumbbell(spec, label)?,
+        TopologySpec::ParkingLot(spec) => parking_lot(spec, label)?,
+    };
+    file.nodes.splice(0..0, generated.nodes);
+    file.links.splice(0..0, generated.links);
+    file.flows.splice(0..0, generated.flows);
+    Ok(file)
+}
+
+#[derive(Default)]
+struct Generated {
+    nodes: Vec<String>,
+    links: Vec<LinkSpec>,
+    flows: Vec<FlowSpec>,
+}
+
+impl Generated {
+    fn link(
+        &mut self,
+        from: &str,
+        to: &str,
+        rate: &RateText,
+        delay: DurationText,
+        queue: &QueueSpec,
+    ) {
+        self.links.push(LinkSpec {
+            from: from.to_string(),
+            to: to.to_string(),
+            rate: rate.clone(),
+            delay,
+            duplex: true,
+            queue: queue.clone(),
+            random_loss: 0.0,
+            atm: false,
+        });
+    }
+
+    fn flow(&mut self, name: String, from: &str, to: &str) {
+        self.flows.push(FlowSpec {
+            name: Some(name),
+            from: from.to_string(),
+            to: to.to_string(),
+            start: None,
+            start_jitter: None,
+            stop: None,
+            size: None,
+            count: 1,
+            tcp: Default::default(),
+        });
+    }
+}
+
+fn at_least_one(value: u32, field: &str, label: &str) -> Result<(), ScenarioError> {
+    if value == 0 {
+        return Err(ScenarioError {
+            file: label.to_string(),
+            path: format!("topology.{field}"),
+            message: "must be at least 1".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Sender `i`'s (1-based) access delay: `first` to `last` evenly over `n` senders, rounded to
+/// the nanosecond (half up).
+fn spread(first: &DurationText, last: &DurationText, i: u64, n: u64) -> DurationText {
+    const NS: u64 = 1_000;
+    let (a, b) = (first.value.as_ps(), last.value.as_ps());
+    let steps = n.saturating_sub(1).max(1);
+    let offset_ps = u128::from(b.abs_diff(a)) * u128::from(i - 1);
+    let offset_ns = ((offset_ps + u128::from(steps * NS) / 2) / u128::from(steps * NS)) as u64;
+    let ps = if b >= a {
+        a + offset_ns * NS
+    } else {
+        a - offset_ns * NS
+    };
+    DurationText::parse(&format!("{}ns", ps / NS)).expect("a whole number of nanoseconds")
+}
+
+fn dumbbell(spec: &DumbbellSpec, label: &str) -> Result<Generated, ScenarioError> {
+    at_least_one(spec.pairs, "pairs", label)?;
+    if let Some(last) = &spec.access_delay_max {
+        for (field, d) in [
+            ("access_delay", &spec.access_delay),
+            ("access_delay_max", last),
+        ] {
+            if d.value.as_ps() % 1_000 != 0 {
+                return Err(ScenarioError {
+                    file: label.to_string(),
+                    path: format!("topology.{field}"),
+                    message: "a spread of delays needs whole nanoseconds".into(),
+                });
+            }
+        }
+    }
+    let n = u64::from(spec.pairs);
+    let mut g = Generated::default();
+    g.nodes.extend((1..=n).map(|i| format!("s{i}")));
+    g.nodes.extend(["r1".to_string(), "r2".to_string()]);
+    g.nodes.extend((1..=n).map(|i| format!("d{i}")));
+    let plain = QueueSpec::default();
+    g.link(
+        "r1",
+        "r2",
+        &spec.bottleneck_rate,
+        spec.bottleneck_delay.clone(),
+        &spec.bottleneck_queue,
+    );
+    for i in 1..=n {
+        let delay = match &spec.access_delay_max {
+            Some(last) => spread(&spec.access_delay, last, i, n),
+            None => spec.access_delay.clone(),
+        };
+        g.link(&format!("s{i}"), "r1", &spec.access_rate, delay, &plain);
+        g.link(
+            "r2",
+            &format!("d{i}"),
+            &spec.access_rate,
+            spec.receiver_delay
+                .as_ref()
+                .unwrap_or(&spec.access_delay)
+                .clone(),
+            &plain,
+        );
+    }
+    if spec.flows {
+        for i in 1..=n {
+            g.flow(format!("tcp{i}"), &format!("s{i}"), &format!("d{i}"));
+        }
+    }
+    Ok(g)
+}
+
+fn parking_lot(spec: &ParkingLotSpec, label: &str) -> Result<Generated, ScenarioError> {
+    at_least_one(spec.hops, "hops", label)?;
+    let hops = spec.hops;
+    let mut g = Generated::default();
+    g.nodes.extend((0..=hops).map(|i| format!("r{i}")));
+    g.nodes
+        .extend(["long_src".to_string(), "long_dst".to_string()]);
+    let plain = QueueSpec::default();
+    for i in 0..hops {
+        g.link(
+            &format!("r{i}"),
+            &format!("r{}", i + 1),
+            &spec.hop_rate,
+            spec.hop_delay.clone(),
+            &spec.hop_queue,
+        );
+    }
+    let access = |g: &mut Generated, from: &str, to: &str| {
+        g.link(
+            from,
+            to,
+            &spec.access_rate,
+            spec.access_delay.clone(),
+            &plain,
+        );
+    };
+    access(&mut g, "long_src", "r0");
+    access(&mut g, &format!("r{hops}"), "long_dst");
+    for i in 0..hops {
+        let (src, dst) = (format!("cross{i}_src"), format!("cross{i}_dst"));
+        access(&mut g, &src, &format!("r{i}"));
+        access(&mut g, &format!("r{}", i + 1), &dst);
+        g.nodes.extend([src, dst]);
+    }
+    if spec.flows {
+        g.flow("long".into(), "long_src", "long_dst");
+        for i in 0..hops {
+            g.flow(
+                format!("cross{i}"),
+                &format!("cross{i}_src"),
+                &format!("cross{i}_dst"),
+            );
+        }
+    }
+    Ok(g)
+}
