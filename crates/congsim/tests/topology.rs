@@ -124,3 +124,32 @@ bottleneck_delay = "5ms"
         "from the first sender's delay to the last's"
     );
 }
+
+#[test]
+fn incast_collapses_once_the_switch_buffer_cannot_hold_a_flight_from_every_sender() {
+    let incast = include_str!("../../../scenarios/incast.toml");
+    let last_completion = |senders: u32| {
+        let set = [("topology.senders".to_string(), serde_json::json!(senders))];
+        let s = from_toml_str_with_overrides(incast, "incast.toml", &set).unwrap();
+        let r = congsim::run(&s, 0);
+        let done = f64_col(&r, "flows", "completion_time_s");
+        assert!(
+            done.iter().all(|t| t.is_finite()),
+            "every response completes"
+        );
+        (
+            done.iter().copied().fold(0.0, f64::max),
+            r.summary.sum_u64("timeouts"),
+        )
+    };
+    let (few, few_timeouts) = last_completion(8);
+    assert!(
+        few < 0.01 && few_timeouts == 0,
+        "{few} s, {few_timeouts} timeouts"
+    );
+    let (many, many_timeouts) = last_completion(32);
+    assert!(
+        many > 0.2 && many_timeouts > 0,
+        "{many} s: a 200 ms RTO waited for"
+    );
+}

@@ -3,9 +3,10 @@
 
 use super::ScenarioError;
 use super::schema::{
-    DumbbellSpec, FlowSpec, LinkSpec, ParkingLotSpec, QueueSpec, ScenarioFile, TopologySpec,
+    DumbbellSpec, FlowSpec, IncastSpec, LinkSpec, ParkingLotSpec, QueueSpec, ScenarioFile,
+    TopologySpec,
 };
-use super::units::{DurationText, RateText};
+use super::units::{DurationText, RateText, SizeText};
 
 /// `file` with its topology's nodes, links and flows in front of its own.
 pub(super) fn expand(mut file: ScenarioFile, label: &str) -> Result<ScenarioFile, ScenarioError> {
@@ -15,6 +16,7 @@ pub(super) fn expand(mut file: ScenarioFile, label: &str) -> Result<ScenarioFile
     let generated = match &topology {
         TopologySpec::Dumbbell(spec) => dumbbell(spec, label)?,
         TopologySpec::ParkingLot(spec) => parking_lot(spec, label)?,
+        TopologySpec::Incast(spec) => incast(spec, label)?,
     };
     file.nodes.splice(0..0, generated.nodes);
     file.links.splice(0..0, generated.links);
@@ -50,7 +52,7 @@ impl Generated {
         });
     }
 
-    fn flow(&mut self, name: String, from: &str, to: &str) {
+    fn flow(&mut self, name: String, from: &str, to: &str, size: Option<SizeText>) {
         self.flows.push(FlowSpec {
             name: Some(name),
             from: from.to_string(),
@@ -58,7 +60,7 @@ impl Generated {
             start: None,
             start_jitter: None,
             stop: None,
-            size: None,
+            size,
             count: 1,
             tcp: Default::default(),
         });
@@ -140,7 +142,7 @@ fn dumbbell(spec: &DumbbellSpec, label: &str) -> Result<Generated, ScenarioError
     }
     if spec.flows {
         for i in 1..=n {
-            g.flow(format!("tcp{i}"), &format!("s{i}"), &format!("d{i}"));
+            g.flow(format!("tcp{i}"), &format!("s{i}"), &format!("d{i}"), None);
         }
     }
     Ok(g)
@@ -181,12 +183,49 @@ fn parking_lot(spec: &ParkingLotSpec, label: &str) -> Result<Generated, Scenario
         g.nodes.extend([src, dst]);
     }
     if spec.flows {
-        g.flow("long".into(), "long_src", "long_dst");
+        g.flow("long".into(), "long_src", "long_dst", None);
         for i in 0..hops {
             g.flow(
                 format!("cross{i}"),
                 &format!("cross{i}_src"),
                 &format!("cross{i}_dst"),
+                None,
+            );
+        }
+    }
+    Ok(g)
+}
+
+fn incast(spec: &IncastSpec, label: &str) -> Result<Generated, ScenarioError> {
+    at_least_one(spec.senders, "senders", label)?;
+    let n = spec.senders;
+    let mut g = Generated::default();
+    g.nodes.extend((1..=n).map(|i| format!("s{i}")));
+    g.nodes.extend(["sw".to_string(), "dst".to_string()]);
+    let plain = QueueSpec::default();
+    g.link(
+        "sw",
+        "dst",
+        &spec.rate,
+        spec.delay.clone(),
+        &spec.switch_queue,
+    );
+    for i in 1..=n {
+        g.link(
+            &format!("s{i}"),
+            "sw",
+            &spec.rate,
+            spec.delay.clone(),
+            &plain,
+        );
+    }
+    if spec.flows {
+        for i in 1..=n {
+            g.flow(
+                format!("tcp{i}"),
+                &format!("s{i}"),
+                "dst",
+                Some(spec.transfer_size.clone()),
             );
         }
     }

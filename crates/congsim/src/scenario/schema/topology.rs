@@ -15,6 +15,10 @@ pub enum TopologySpec {
     /// `r0`) to `long_dst` (on `rH`) crosses them all, and cross flow `i` from `cross<i>_src`
     /// (on `r<i>`) to `cross<i>_dst` (on `r<i+1>`) crosses hop `i` alone.
     ParkingLot(ParkingLotSpec),
+    /// `senders` hosts `s1..sN` on access links into switch `sw`, whose link to the one
+    /// receiver `dst` has a shallow buffer; every sender starts a transfer of `transfer_size`
+    /// to `dst` at the same instant (TCP incast: synchronized losses at the switch).
+    Incast(IncastSpec),
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -56,6 +60,25 @@ pub struct ParkingLotSpec {
     pub access_delay: DurationText,
     /// The long flow `long` and the cross flows `cross<i>`, persistent TCP with the file's
     /// `[tcp]` settings.
+    #[serde(default = "default_true")]
+    pub flows: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSpec {
+    /// Senders (at least 1).
+    pub senders: u32,
+    /// Rate of every link, the receiver's included.
+    pub rate: RateText,
+    /// Delay of every link.
+    pub delay: DurationText,
+    /// The queue of the switch's link to the receiver (both directions).
+    #[serde(default)]
+    pub switch_queue: QueueSpec,
+    /// Bytes each sender transfers, all starting at time 0 (with `flows = true`).
+    pub transfer_size: SizeText,
+    /// One TCP flow `tcp<i>` from each sender, with the file's `[tcp]` settings.
     #[serde(default = "default_true")]
     pub flows: bool,
 }
