@@ -60,7 +60,7 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "an unknown topology",
             Box::new(|b| format!("{b}[topology]\nkind = \"torus\"\n")),
-            "bad.toml: topology.kind: unknown variant `torus`, expected `dumbbell` or `parking_lot` (line 13, column 8)",
+            "bad.toml: topology.kind: unknown variant `torus`, expected one of `dumbbell`, `parking_lot`, `incast` (line 13, column 8)",
         ),
         (
             "neither nodes nor a topology",
