@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from congsim import _core
+from congsim.results import Results
 from congsim.sweep import load_plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,11 +42,11 @@ def main() -> None:
     best = float("inf")
     for _ in range(args.repeat):
         start = time.perf_counter()
-        tables = _core.run(plan.scenario_text, plan.scenario_source, 0, overrides)
+        results = Results(_core.run(plan.scenario_text, plan.scenario_source, 0, overrides))
         best = min(best, time.perf_counter() - start)
-    summary = tables["summary"]
-    events = summary["events"][0]
-    cell_hops = sum(tables["atm_ports"]["cells_in"])
+    summary = results.summary
+    events = int(summary["events"][0])
+    cell_hops = int(results.atm_ports["cells_in"].sum())
     print(f"{args.label} {args.policy} with FRR, {summary['duration_s'][0]:g} s simulated")
     print(f"wall {best:.3f} s (best of {args.repeat}), {events} events, {events / best / 1e6:.1f} M events/s")
     print(f"{cell_hops} cell-hops, {cell_hops / best / 1e6:.1f} M cell-hops/s")

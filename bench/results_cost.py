@@ -3,7 +3,7 @@
     python bench/results_cost.py SCENARIO core|frames
 
 Loads SCENARIO with 10 ms time series and the TCP event trace on, runs it through the native
-module (`_core.run`, which hands every table over as Python lists) and, with `frames`, builds
+module (`_core.run`, which hands every column over as bytes) and, with `frames`, builds
 every table's DataFrame as `congsim.run(...).table(name)` does. Prints the seconds of each step
 and the rows. Time whole processes against each other (and against `congsim-native run` of the
 same scenario) with an external timer to see what the lists and the DataFrames add.
@@ -29,8 +29,9 @@ def main() -> None:
         for name in results.names:
             results.table(name)
     framed = time.perf_counter()
-    rows = sum(len(next(iter(t.values()))) for t in tables.values() if isinstance(t, dict) and t)
-    print(f"run and lists {ran - started:.3f} s, DataFrames {framed - ran:.3f} s, {rows} rows")
+    results = congsim.Results(tables)
+    rows = sum(len(next(iter(results.columns(name).values()))) for name in results.names)
+    print(f"run and hand-over {ran - started:.3f} s, DataFrames {framed - ran:.3f} s, {rows} rows")
 
 
 if __name__ == "__main__":

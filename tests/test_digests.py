@@ -31,8 +31,8 @@ def table_digests(path: Path, overrides: list[tuple[str, object]] | None = None)
     results = congsim.run(congsim.load(path, dict(overrides or [])))
     digests = {}
     for name in results.names:
-        columns = results._columns[name]
-        text = json.dumps(list(columns.items()), allow_nan=True)
+        columns = results.columns(name)
+        text = json.dumps([(column, values.tolist()) for column, values in columns.items()], allow_nan=True)
         digests[name] = hashlib.sha256(text.encode()).hexdigest()[:16]
     for file, data in sorted(results.captures.items()):
         digests[file] = hashlib.sha256(data).hexdigest()[:16]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from congsim import _core
 
 if TYPE_CHECKING:
@@ -16,40 +18,95 @@ ALWAYS = ("flows", "links", "summary")
 OPTIONAL = tuple(_core.OPTIONAL_TABLES)
 
 
+#: A column as the native module hands it over: `(kind, little-endian bytes, categories)`.
+Encoded = tuple[str, bytearray, list[str] | None]
+
+
+def decode(column: Encoded) -> np.ndarray[Any, Any]:
+    """A column from the native module as a NumPy array: `f64` as float64, `u64` as int64 (the
+    dtype pandas gives Python ints; counters stay far below 2^63), `str` as an object array of
+    the column's distinct strings, indexed by the codes (so a repeated name is one object).
+    Number arrays view the bytes without a copy."""
+    kind, data, categories = column
+    if kind == "f64":
+        return np.frombuffer(data, dtype="<f8")
+    if kind == "u64":
+        return np.frombuffer(data, dtype="<u8").view(np.int64)
+    if kind == "str" and categories is not None:
+        texts: np.ndarray[Any, Any] = np.asarray(categories, dtype=object)
+        return np.take(texts, np.frombuffer(data, dtype="<u4"))
+    raise ValueError(f"unknown column kind {kind!r} from the native module")
+
+
+def _frame_column(column: Encoded) -> Any:
+    """A column for a DataFrame, in the dtype pandas gives the same values as Python objects.
+    Text goes through an Arrow dictionary when pandas keeps text in Arrow (pandas 3): building
+    it from Python strings checks every one of them and costs several times more."""
+    import pandas as pd
+
+    kind, data, categories = column
+    text_dtype = pd.Series(["text"]).dtype
+    if kind != "str" or categories is None or getattr(text_dtype, "storage", None) != "pyarrow":
+        return decode(column)
+    import pyarrow as pa
+
+    codes = pa.array(np.frombuffer(data, dtype="<u4"))
+    text = pa.DictionaryArray.from_arrays(codes, pa.array(categories, type=pa.string()))
+    return pd.array(text.dictionary_decode(), dtype=text_dtype)
+
+
 class Results:
     """The tables of one run: `flows`, `links`, `summary` and, when asked for in the scenario's
     `[metrics]`, `flow_series`, `link_series`, `tcp_events` and `sequence` (the time-sequence
     trace); `cbr` when the scenario has CBR sources; `classes` when it has priority queues;
     `transfers` when it has random transfers; `atm_ports` and `atm_vcs` when it has ATM links;
     `flow_links` (each flow's arrivals, drops and marks per IP link) with `flow_monitor`;
-    `warnings` when the scenario has settings that do nothing or defeat themselves."""
+    `warnings` when the scenario has settings that do nothing or defeat themselves.
+
+    `tables` is what `congsim._core.run` returns: columns as bytes (see `decode`), turned into
+    arrays when a table is first asked for."""
 
     def __init__(self, tables: dict[str, Any]) -> None:
         tables = dict(tables)
         self.captures: dict[str, bytes] = tables.pop("captures", {})
         """Packet captures requested by the scenario: file name to pcap bytes."""
-        self._columns: dict[str, dict[str, list[object]]] = tables
+        self._encoded: dict[str, dict[str, Encoded]] = tables
+        self._decoded: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
+
+    def _missing(self, name: str) -> KeyError:
+        """Why table `name` is not among this run's tables."""
+        if name == "cbr":
+            return KeyError("the scenario has no [[cbr]] sources")
+        if name == "transfers":
+            return KeyError("the scenario has no [[transfers]] groups")
+        if name == "classes":
+            return KeyError('the scenario has no class-based queue (queue.kind = "priority" or "cbq")')
+        if name in ("atm_ports", "atm_vcs"):
+            return KeyError("the scenario has no ATM links (atm = true)")
+        if name in OPTIONAL:
+            return KeyError(f"{name} was not recorded: enable it in the scenario's [metrics] table")
+        return KeyError(f"no table {name!r}; tables are: {', '.join(self.names)}")
 
     def table(self, name: str) -> pd.DataFrame:
         import pandas as pd
 
-        if name == "warnings" and name not in self._columns:
+        if name == "warnings" and name not in self._encoded:
             empty: pd.DataFrame = pd.DataFrame({"field": [], "message": []}, dtype=str)
             return empty
-        if name not in self._columns:
-            if name == "cbr":
-                raise KeyError("the scenario has no [[cbr]] sources")
-            if name == "transfers":
-                raise KeyError("the scenario has no [[transfers]] groups")
-            if name == "classes":
-                raise KeyError('the scenario has no class-based queue (queue.kind = "priority" or "cbq")')
-            if name in ("atm_ports", "atm_vcs"):
-                raise KeyError("the scenario has no ATM links (atm = true)")
-            if name in OPTIONAL:
-                raise KeyError(f"{name} was not recorded: enable it in the scenario's [metrics] table")
-            raise KeyError(f"no table {name!r}; tables are: {', '.join(self.names)}")
-        frame: pd.DataFrame = pd.DataFrame(self._columns[name])
+        if name not in self._encoded:
+            raise self._missing(name)
+        columns = {column: _frame_column(encoded) for column, encoded in self._encoded[name].items()}
+        # The arrays are this object's own (fresh from the native module), so no copy is needed.
+        frame: pd.DataFrame = pd.DataFrame(columns, copy=False)
         return frame
+
+    def columns(self, name: str) -> dict[str, np.ndarray[Any, Any]]:
+        """Table `name`'s columns as NumPy arrays, in order, without building a DataFrame."""
+        if name not in self._encoded:
+            raise self._missing(name)
+        if name not in self._decoded:
+            self._decoded[name] = {column: decode(encoded) for column, encoded in self._encoded[name].items()}
+        return self._decoded[name]
 
     def numbers(self) -> tuple[list[str], list[str], list[str], list[float]]:
         """The run's numeric results in long form, as columns `(table, flow, metric, value)`:
@@ -60,21 +117,21 @@ class Results:
         metric_col: list[str] = []
         value_col: list[float] = []
         for table, flow_column in (("summary", None), ("flows", "flow")):
-            columns = self._columns[table]
+            columns = self.columns(table)
             n = len(next(iter(columns.values())))
             flows = [""] * n if flow_column is None else [str(f) for f in columns[flow_column]]
             for name, values in columns.items():
-                if not values or not isinstance(values[0], int | float) or name in ("seed", "replication"):
+                if values.dtype.kind not in "iuf" or name in ("seed", "replication"):
                     continue
                 table_col += [table] * n
                 flow_col += flows
                 metric_col += [name] * n
-                value_col += [float(v) for v in values]  # type: ignore[arg-type]
+                value_col += values.astype(float).tolist()
         return table_col, flow_col, metric_col, value_col
 
     @property
     def names(self) -> list[str]:
-        return [n for n in (*ALWAYS, *OPTIONAL) if n in self._columns]
+        return [n for n in (*ALWAYS, *OPTIONAL) if n in self._encoded]
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -136,9 +193,9 @@ class Results:
     def warnings(self) -> list[str]:
         """The scenario's warnings (`field: message`): settings that do nothing or defeat
         themselves. The `warnings` table has them as columns."""
-        columns = self._columns.get("warnings")
-        if columns is None:
+        if "warnings" not in self._encoded:
             return []
+        columns = self.columns("warnings")
         return [f"{f}: {m}" for f, m in zip(columns["field"], columns["message"], strict=True)]
 
     def write(self, directory: str | Path) -> list[Path]:

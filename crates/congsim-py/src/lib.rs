@@ -7,7 +7,7 @@ use congsim::table::{Column, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList};
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
@@ -22,16 +22,55 @@ fn scenario_error(e: RustScenarioError) -> PyErr {
     ScenarioError::new_err(e.to_string())
 }
 
-/// A table as `{column: list}` (insertion-ordered, so column order survives).
+/// A column's values as little-endian bytes in a `bytearray` (writable, so NumPy can view it
+/// without a copy).
+fn le_bytes<'py, const N: usize, T: Copy>(
+    py: Python<'py>,
+    values: &[T],
+    to_le: impl Fn(T) -> [u8; N],
+) -> PyResult<Bound<'py, PyByteArray>> {
+    PyByteArray::new_with(py, values.len() * N, |buffer| {
+        for (chunk, &value) in buffer.chunks_exact_mut(N).zip(values) {
+            chunk.copy_from_slice(&to_le(value));
+        }
+        Ok(())
+    })
+}
+
+/// A table as `{column: (kind, data, categories)}` (insertion-ordered, so column order
+/// survives): `("f64" | "u64", little-endian bytes, None)`, or for text `("str", u32 codes,
+/// the distinct strings in order of first appearance)`. Handing numbers over as bytes and text
+/// as codes costs a fraction of a Python object per value (measured in
+/// `bench/results_cost.py`); `congsim.results` turns them into NumPy arrays.
+#[expect(
+    clippy::disallowed_types,
+    reason = "the map is only looked up, never iterated: codes follow first appearance"
+)]
 fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (name, column) in &table.columns {
-        let list = match column {
-            Column::F64(v) => PyList::new(py, v)?,
-            Column::U64(v) => PyList::new(py, v)?,
-            Column::Str(v) => PyList::new(py, v)?,
+        let encoded = match column {
+            Column::F64(v) => ("f64", le_bytes(py, v, f64::to_le_bytes)?, None),
+            Column::U64(v) => ("u64", le_bytes(py, v, u64::to_le_bytes)?, None),
+            Column::Str(v) => {
+                let mut code_of: std::collections::HashMap<&str, u32> =
+                    std::collections::HashMap::new();
+                let mut categories: Vec<&str> = Vec::new();
+                let codes: Vec<u32> = v
+                    .iter()
+                    .map(|text| {
+                        *code_of.entry(text.as_str()).or_insert_with(|| {
+                            categories.push(text);
+                            u32::try_from(categories.len() - 1)
+                                .expect("fewer than 2^32 distinct strings in a column")
+                        })
+                    })
+                    .collect();
+                let data = le_bytes(py, &codes, u32::to_le_bytes)?;
+                ("str", data, Some(PyList::new(py, categories)?))
+            }
         };
-        dict.set_item(name.as_ref(), list)?;
+        dict.set_item(name.as_ref(), encoded)?;
     }
     Ok(dict)
 }
@@ -75,7 +114,7 @@ fn describe(text: &str, file: &str, overrides: Option<&str>) -> PyResult<(String
 const LOOK_AT_PYTHON_EVERY: Duration = Duration::from_millis(100);
 
 /// Runs replication `replication` of the scenario (after `overrides`, a JSON list of
-/// `[path, value]` pairs); returns `{table: {column: list}}`. Every 100 ms of wall time the run
+/// `[path, value]` pairs); returns `{table: {column: (kind, data, categories)}}` (see `table_to_dict`). Every 100 ms of wall time the run
 /// takes the GIL back for a moment: a pending signal (Ctrl-C) stops it with the signal's
 /// exception, and `progress(simulated_s, duration_s)`, if given, is called.
 #[pyfunction]

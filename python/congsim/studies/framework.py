@@ -511,10 +511,13 @@ def _write_traces(folder: Path, tables: dict[str, Any], params: Mapping[str, obj
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from congsim.results import Results
+
     folder.mkdir(parents=True, exist_ok=True)
+    results = Results(tables)
     for name in ("flow_series", "link_series", "atm_series"):
-        if name in tables:
-            pq.write_table(pa.table(tables[name]), folder / f"{name}.parquet")
-    for file, data in tables.get("captures", {}).items():
+        if name in results.names:
+            pq.write_table(pa.table(results.columns(name)), folder / f"{name}.parquet")
+    for file, data in results.captures.items():
         (folder / file).write_bytes(data)
     (folder / "configuration.json").write_text(json.dumps(params) + "\n", encoding="utf-8")

@@ -52,8 +52,9 @@ class Task:
     params: dict[str, Value | None]
 
 
-#: What a worker sends back: the run's tables as column lists.
-Tables = dict[str, dict[str, list[Any]]]
+#: What a worker sends back: the run's tables as the native module encodes them
+#: (`congsim.results.decode`), and any captures.
+Tables = dict[str, Any]
 
 #: Called in the coordinator as each task ends: `(key, tables, None)` or `(key, None, error)`.
 Finished = Callable[[str, "Tables | None", "str | None"], None]
@@ -67,8 +68,9 @@ def _long_table(tables: Tables, run: Task) -> pa.Table:
 
     from congsim.results import Results
 
-    table_col, flow_col, metric_col, value_col = Results(tables).numbers()
-    seed = tables["summary"]["seed"][0]
+    results = Results(tables)
+    table_col, flow_col, metric_col, value_col = results.numbers()
+    seed = int(results.columns("summary")["seed"][0])
     rows = len(value_col)
     data: dict[str, Any] = {"run": [run.key] * rows}
     for path, value in run.params.items():
