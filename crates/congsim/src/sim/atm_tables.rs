@@ -137,11 +137,10 @@ struct VcRow<'a> {
 
 impl VcRow<'_> {
     fn direction(&self) -> String {
-        (if self.vc.0.is_multiple_of(2) {
-            "data"
-        } else {
-            "ack"
-        })
+        match vc_ids::owner(self.vc).1 {
+            VcDirection::Data => "data",
+            VcDirection::Ack => "ack",
+        }
         .to_string()
     }
 
@@ -159,7 +158,7 @@ pub(super) fn atm_vcs_table(atm: &AtmNetwork, flow_names: &[String]) -> Table {
     let rows: Vec<VcRow<'_>> = atm
         .vc_stats()
         .map(|(vc, stats)| VcRow {
-            flow: &flow_names[(vc.0 / 2) as usize],
+            flow: &flow_names[vc_ids::owner(vc).0.index()],
             vc,
             abr: stats.abr.clone().unwrap_or_default(),
             stats,

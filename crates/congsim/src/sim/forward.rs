@@ -18,14 +18,17 @@ impl Simulation<'_> {
         self.atm.as_mut().expect("the scenario has ATM links")
     }
 
-    /// Hands `pkt` from host `node` to its VC: one per flow and direction (data and CBR
-    /// datagrams `2·flow`, ACKs `2·flow + 1`), set up with its reverse along the routes on
-    /// first use.
+    /// Hands `pkt` from host `node` to its VC: one per flow and direction (`vc_ids`), set up
+    /// with its reverse along the routes on first use.
     pub(super) fn send_atm(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
-        let is_ack = pkt.tcp().is_some_and(|h| !h.is_data);
-        let vc = VcId(2 * pkt.flow.0 + u32::from(is_ack));
+        let (direction, back_direction) = if pkt.tcp().is_some_and(|h| !h.is_data) {
+            (VcDirection::Ack, VcDirection::Data)
+        } else {
+            (VcDirection::Data, VcDirection::Ack)
+        };
+        let vc = vc_ids::of(pkt.flow, direction);
         if !self.atm_mut().has_vc(vc) {
-            let reverse = VcId(vc.0 ^ 1);
+            let reverse = vc_ids::of(pkt.flow, back_direction);
             let path = self.path(node, pkt.dst).expect("routes were validated");
             // One-way traffic (CBR) may have no way back.
             let back = self.path(pkt.dst, node).unwrap_or_default();

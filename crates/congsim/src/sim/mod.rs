@@ -232,6 +232,54 @@ impl FlowIds {
     }
 }
 
+/// Which way a VC carries a flow's packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VcDirection {
+    /// TCP data, or a CBR source's datagrams.
+    Data,
+    /// TCP ACKs, back from the receiver.
+    Ack,
+}
+
+/// Each flow's two VCs, numbered here only: `2·flow` carries its data, `2·flow + 1` its ACKs.
+/// (Numbering by flow keeps the VC order, which the ATM network's per-VC state and the
+/// `atm_vcs` table follow, the order of the flows.)
+mod vc_ids {
+    use super::{FlowId, VcDirection};
+    use congsim_atm::VcId;
+
+    pub(super) fn of(flow: FlowId, direction: VcDirection) -> VcId {
+        VcId(2 * flow.0 + u32::from(direction == VcDirection::Ack))
+    }
+
+    /// The flow and direction VC `vc` was opened for.
+    pub(super) fn owner(vc: VcId) -> (FlowId, VcDirection) {
+        let direction = if vc.0.is_multiple_of(2) {
+            VcDirection::Data
+        } else {
+            VcDirection::Ack
+        };
+        (FlowId(vc.0 / 2), direction)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn every_flow_and_direction_has_its_own_vc_and_is_its_owner() {
+            let mut seen = std::collections::BTreeSet::new();
+            for flow in (0..50).map(FlowId) {
+                for direction in [VcDirection::Data, VcDirection::Ack] {
+                    let vc = of(flow, direction);
+                    assert!(seen.insert(vc), "{vc:?} given twice");
+                    assert_eq!(owner(vc), (flow, direction));
+                }
+            }
+        }
+    }
+}
+
 /// The TCP connection with flow id `f`: a declared flow, or a random transfer.
 fn tcp_of<'s>(
     flows: &'s [FlowState],
@@ -550,10 +598,10 @@ impl<'a> Simulation<'a> {
                     self.schedule_atm();
                 }
                 Event::AtmCongestion(vc) => {
-                    // Data VCs are even; a CI on an ACK VC or a CBR source concerns no sender.
-                    let f = FlowId(vc.0 / 2);
+                    // A CI on an ACK VC or a CBR source's VC concerns no sender.
+                    let (f, direction) = vc_ids::owner(vc);
                     let cbr = matches!(self.ids.endpoint(f), Endpoint::Cbr(_));
-                    if vc.0 % 2 == 0 && !cbr {
+                    if direction == VcDirection::Data && !cbr {
                         self.tcp(f).sender.on_congestion_indication(now);
                         self.flush(now, f, End::Sender);
                     }
