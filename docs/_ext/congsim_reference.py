@@ -149,25 +149,33 @@ def _sections(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]
             return None, is_list
         return name, is_list
 
-    def walk(key: str, node: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    headings: set[str] = set()
+
+    def walk(key: str, node: dict[str, Any], within: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """The sections of field `key`; `within` names the kind of the table it is in, to tell
+        apart two kinds' tables of the same name (a priority and a CBQ queue's `classes`)."""
         name, is_list = child_of(node)
         if name is None or name in seen:
             return
         seen.add(name)
         heading = f"[[{key}]]" if is_list else f"[{key}]"
+        if heading in headings and within:
+            heading = f"{heading} ({within})"
         # A table whose `kind` picks its fields: a section per kind.
         options = defs[name].get("oneOf") or [defs[name]]
         for option in options:
             kind = option.get("properties", {}).get("kind", {})
             tag = kind.get("const", (kind.get("enum") or [None])[0])
-            yield (f'{heading} kind = "{tag}"' if "oneOf" in defs[name] else heading), name, option
+            titled = f'{heading} kind = "{tag}"' if "oneOf" in defs[name] else heading
+            headings.add(titled)
+            yield titled, name, option
             for field, inner in option.get("properties", {}).items():
-                yield from walk(f"{key}.{field}", inner)
+                yield from walk(f"{key}.{field}", inner, f'kind = "{tag}"' if tag else within)
 
     yield "file", "file", schema
     fields = schema["properties"]
     for key in sorted(fields, key=lambda k: (READING_ORDER.index(k) if k in READING_ORDER else 99, k)):
-        yield from walk(key, fields[key])
+        yield from walk(key, fields[key], "")
 
 
 def scenario_reference(schema: dict[str, Any]) -> str:

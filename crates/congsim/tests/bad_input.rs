@@ -60,7 +60,41 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "an unknown topology",
             Box::new(|b| format!("{b}[topology]\nkind = \"torus\"\n")),
-            "bad.toml: topology.kind: unknown variant `torus`, expected one of `dumbbell`, `parking_lot`, `incast` (line 13, column 8)",
+            "bad.toml: topology.kind: unknown variant `torus`, expected one of `dumbbell`, `parking_lot`, `incast` (line 12, column 1)",
+        ),
+        (
+            "a parking lot's setting on a dumbbell",
+            Box::new(|b| format!("{b}[topology]\nkind = \"dumbbell\"\nhops = 3\n")),
+            "bad.toml: topology.hops: applies to kind = \"parking_lot\" only (line 12, column 1)",
+        ),
+        (
+            "a mistyped field of a queue inside a topology keeps its whole path",
+            Box::new(|b| {
+                format!(
+                    "{b}[topology]\nkind = \"incast\"\nswitch_queue = {{ kind = \"red\", min_th = \"five\" }}\n"
+                )
+            }),
+            "bad.toml: topology.switch_queue.min_th: invalid type: string \"five\", expected f64 (line 12, column 1)",
+        ),
+        (
+            "a limit on a priority queue names every kind that has one",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"priority\", limit_packets = 5, classes = [{}] }",
+                )
+            }),
+            "bad.toml: links[0].queue.limit_packets: applies to kind = \"droptail\" or \"red\" only (line 9, column 9)",
+        ),
+        (
+            "a field no queue has",
+            Box::new(|b| {
+                b.replace(
+                    "delay = \"1ms\"",
+                    "delay = \"1ms\"\nqueue = { kind = \"red\", target = \"5ms\" }",
+                )
+            }),
+            "bad.toml: links[0].queue.target: unknown field `target`, expected one of `limit_packets`, `min_th`, `max_th`, `w_q`, `max_p`, `mean_packet_size`, `wait`, `r_over_pb`, `gentle`, `bytes`, `queue_in_bytes`, `ecn_marking`, `mark_above_max_th`, `ns2_quirks` (line 9, column 9)",
         ),
         (
             "neither nodes nor a topology",
@@ -226,7 +260,7 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "RED setting on a DropTail queue",
             Box::new(|b| b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { min_th = 5 }")),
-            "bad.toml: links[0].queue.min_th: applies to kind = \"red\" only",
+            "bad.toml: links[0].queue.min_th: applies to kind = \"red\" only (line 9, column 9)",
         ),
         (
             "RED thresholds the wrong way round",
@@ -256,7 +290,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"red\", limit_bytes = \"64KB\" }",
                 )
             }),
-            "bad.toml: links[0].queue.limit_bytes: RED's limit counts packets (limit_packets); with queue_in_bytes it is limit_packets · mean_packet_size bytes",
+            "bad.toml: links[0].queue.limit_bytes: applies to kind = \"droptail\" only (line 9, column 9)",
         ),
         (
             "unknown queue kind",
@@ -266,7 +300,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"fq_codel\" }",
                 )
             }),
-            "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected one of `droptail`, `red`, `priority`, `cbq` (line 9, column 18)",
+            "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected one of `droptail`, `red`, `priority`, `cbq` (line 9, column 9)",
         ),
         (
             "CBR source without a route",
@@ -331,7 +365,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"priority\", classes = [{}], max_p = 0.1 }",
                 )
             }),
-            "bad.toml: links[0].queue.max_p: applies to kind = \"red\" only",
+            "bad.toml: links[0].queue.max_p: applies to kind = \"red\" only (line 9, column 9)",
         ),
         (
             "CBQ queue without classes",
@@ -403,7 +437,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"priority\", classes = [{ allot = 0.5 }] }",
                 )
             }),
-            "bad.toml: links[0].queue.classes[0].allot: applies to kind = \"cbq\" only (a priority queue's classes are in priority order)",
+            "bad.toml: links[0].queue.classes[0].allot: applies to kind = \"cbq\" only (line 9, column 9)",
         ),
         (
             "CBQ setting on a DropTail queue",
@@ -413,7 +447,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { link_sharing = \"formal\" }",
                 )
             }),
-            "bad.toml: links[0].queue.link_sharing: applies to kind = \"cbq\" only",
+            "bad.toml: links[0].queue.link_sharing: applies to kind = \"cbq\" only (line 9, column 9)",
         ),
         (
             "every flow switched off",
@@ -599,6 +633,10 @@ fn overrides_are_validated_like_the_file() {
     assert_eq!(
         over("tcp.colour", serde_json::json!("blue")),
         "base.toml: tcp.colour: unknown field `colour`, expected one of `variant`, `congestion_control`, `profile`, `packet_size`, `header_bytes`, `window`, `receiver_buffer`, `window_scaling`, `fast_retransmit`, `delayed_ack`, `delayed_ack_interval`, `tick`, `timer`, `boot_phase`, `initial_rto`, `min_rto`, `initial_window`, `syn`, `max_burst`, `max_cwnd`, `ns2_bugfix`, `tahoe_resume`, `reno_flavour`, `reno_ca_extra`, `limited_transmit`, `newreno_impatient`, `partial_window_deflation`, `sack_sender`, `sack_blocks`, `sack_clear_on_rto`, `congestion_marks`, `bcn_factor`, `bcn_reaction`"
+    );
+    assert_eq!(
+        over("links[0].queue.min_th", serde_json::json!(5)),
+        "base.toml: links[0].queue.min_th: applies to kind = \"red\" only"
     );
     assert_eq!(
         over("flows[2].start", serde_json::json!("1s")),

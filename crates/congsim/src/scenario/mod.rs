@@ -72,10 +72,12 @@ pub fn parse_file(text: &str, file: &str) -> Result<ScenarioFile, ScenarioError>
     serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
+        let path = if path == "." { String::new() } else { path };
+        let (path, message) = schema::split_nested(path, inner.message().trim());
         ScenarioError {
             file: file.to_string(),
-            path: if path == "." { String::new() } else { path },
-            message: located(inner.message().trim(), inner.span()),
+            path,
+            message: located(&message, inner.span()),
         }
     })
 }
@@ -135,10 +137,14 @@ pub fn from_toml_str_with_overrides(
     }
     let document = overridden_document(text, file, overrides)?;
     let parsed: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(document))
-        .map_err(|e| ScenarioError {
-            file: file.to_string(),
-            path: e.path().to_string(),
-            message: e.into_inner().message().trim().to_string(),
+        .map_err(|e| {
+            let (path, message) =
+                schema::split_nested(e.path().to_string(), e.inner().message().trim());
+            ScenarioError {
+                file: file.to_string(),
+                path,
+                message,
+            }
         })?;
     Scenario::resolve(parsed, file)
 }

@@ -1,6 +1,5 @@
 //! ATM links: ports, switch algorithms, ABR parameters, and which links have a single feeder.
 
-use super::queue::only_for;
 use super::*;
 
 /// Where packets entering a link come from.
@@ -395,5 +394,18 @@ pub(super) fn find_single_feeders(
             [Feeder::Link(u)] => Some(*u),
             _ => None,
         };
+    }
+}
+
+/// An error for the first setting in `given` that is present: it applies to `what` only.
+fn only_for(
+    ctx: &Ctx<'_>,
+    field: impl Fn(&str) -> String,
+    given: &[(&str, bool)],
+    what: &str,
+) -> Result<(), ScenarioError> {
+    match given.iter().find(|(_, present)| *present) {
+        Some((name, _)) => Err(ctx.err(field(name), format!("applies to {what} only"))),
+        None => Ok(()),
     }
 }

@@ -329,11 +329,9 @@ impl Scenario {
             }
             let queue = resolve_queue(&ctx, &p, spec)?;
             if spec.atm {
-                let q = &spec.queue;
-                if q.kind != QueueKind::Droptail
-                    || q.limit_packets.is_some()
-                    || q.limit_bytes.is_some()
-                {
+                let default_buffer = matches!(&spec.queue, QueueSpec::Droptail(q)
+                    if q.limit_packets.is_none() && q.limit_bytes.is_none());
+                if !default_buffer {
                     return Err(ctx.err(
                         format!("{p}.queue"),
                         "an ATM link's buffer is set for every switch in [atm] (buffer_cells, policy)",

@@ -139,11 +139,11 @@ pub(super) fn assign_classes(
                 }
                 QueueDiscipline::DropTail { .. } | QueueDiscipline::Red(_) => continue,
             };
-            let classes = spec.queue.classes.as_deref().unwrap_or_default();
+            let classes = spec.queue.class_flows();
             let unlisted: Vec<usize> = leaves
                 .iter()
                 .copied()
-                .filter(|&c| classes[c].flows.is_none())
+                .filter(|&c| classes[c].is_none())
                 .collect();
             if unlisted.len() > 1 {
                 return Err(ctx.err(
@@ -158,8 +158,8 @@ pub(super) fn assign_classes(
                 .expect("a class queue has a leaf");
             *class_of = vec![*default_class; total_flows];
             let mut assigned = vec![false; total_flows];
-            for (c, class) in classes.iter().enumerate() {
-                for (k, name) in class.flows.iter().flatten().enumerate() {
+            for (c, flows) in classes.iter().enumerate() {
+                for (k, name) in flows.iter().copied().flatten().enumerate() {
                     let path = format!("links[{i}].queue.classes[{c}].flows[{k}]");
                     let ids = flow_ids.get(name).ok_or_else(|| {
                         let known: Vec<&str> = flow_ids.keys().map(String::as_str).collect();

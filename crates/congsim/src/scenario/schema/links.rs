@@ -24,44 +24,172 @@ pub struct LinkSpec {
     pub atm: bool,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum QueueKind {
-    #[default]
-    Droptail,
+/// An output queue: `kind` picks the discipline (default `droptail`), and each takes its own
+/// settings.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum QueueSpec {
+    Droptail(DropTailSpec),
     /// Random Early Detection (spec `ip.md` §2).
-    Red,
+    Red(RedSpec),
     /// Strict priority over `classes` (spec `ip.md` §3).
-    Priority,
+    Priority(PrioritySpec),
     /// Class-Based Queueing over the tree of `classes` (spec `ip.md` §4, ns-2 `Queue/CBQ`).
-    Cbq,
+    Cbq(CbqSpec),
 }
 
-/// One class of a priority or CBQ queue.
+impl Default for QueueSpec {
+    fn default() -> Self {
+        Self::Droptail(DropTailSpec::default())
+    }
+}
+
+kind_tagged!(QueueSpec, default "droptail", {
+    "droptail" => Droptail(DropTailSpec),
+    "red" => Red(RedSpec),
+    "priority" => Priority(PrioritySpec),
+    "cbq" => Cbq(CbqSpec),
+});
+
+impl QueueSpec {
+    /// Each class's `flows`, in order (none for a queue without classes).
+    pub fn class_flows(&self) -> Vec<Option<&[String]>> {
+        match self {
+            Self::Priority(q) => q
+                .classes
+                .iter()
+                .flatten()
+                .map(|c| c.flows.as_deref())
+                .collect(),
+            Self::Cbq(q) => q
+                .classes
+                .iter()
+                .flatten()
+                .map(|c| c.flows.as_deref())
+                .collect(),
+            Self::Droptail(_) | Self::Red(_) => Vec::new(),
+        }
+    }
+}
+
+/// A DropTail queue. Give at most one of `limit_packets` and `limit_bytes`; with neither, the
+/// ns-2 default of 50 packets applies.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ClassSpec {
-    /// Flows (TCP or CBR names) of this class; the one class without `flows` takes every other
-    /// flow (without one, the last class does). CBQ: leaf classes only.
-    #[serde(default)]
-    pub flows: Option<Vec<String>>,
-    /// This class's own DropTail limit (default 50). Priority: packets waiting; CBQ (leaves):
-    /// ns-2 semantics, `limit − 1` waiting.
+pub struct DropTailSpec {
     #[serde(default)]
     pub limit_packets: Option<u64>,
-    /// CBQ: the class's name, for `parent`.
+    #[serde(default)]
+    pub limit_bytes: Option<SizeText>,
+    #[serde(default)]
+    pub semantics: LimitSemanticsName,
+    /// On overflow, drop the head of the queue instead of the arrival.
+    #[serde(default)]
+    pub drop_front: bool,
+}
+
+/// A RED queue; its limit counts packets (with `queue_in_bytes`, `limit_packets ·
+/// mean_packet_size` bytes).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Default 50.
+    #[serde(default)]
+    pub limit_packets: Option<u64>,
+    /// Lower threshold in packets (0: ns-2's automatic value); default 5.
+    pub min_th: Option<f64>,
+    /// Upper threshold in packets (0: 3 · min_th); default 15.
+    pub max_th: Option<f64>,
+    /// Averaging weight (−1: ns-2's automatic value from the link rate and delay); default
+    /// 0.002.
+    pub w_q: Option<f64>,
+    /// Drop probability at max_th; default 0.1.
+    pub max_p: Option<f64>,
+    /// Mean packet size (ns-2 `mean_pktsize_`); default 500B.
+    pub mean_packet_size: Option<SizeText>,
+    /// Drops spaced uniformly on 1/pb … 2/pb arrivals (ns-2 `wait_`); default true.
+    pub wait: Option<bool>,
+    /// Spacing by seed 003's rule (R ~ U(0, 1) after each drop; the next drop at count
+    /// floor(R / pb)) instead of `wait`'s; default false.
+    pub r_over_pb: Option<bool>,
+    /// Gentle region up to 2 · max_th (ns-2 `gentle_`); default false.
+    pub gentle: Option<bool>,
+    /// Drop probability scaled by packet size (ns-2 `bytes_`); default false.
+    pub bytes: Option<bool>,
+    /// Average and thresholds in bytes (ns-2 `queue_in_bytes_`); default false.
+    pub queue_in_bytes: Option<bool>,
+    /// Mark ECN-capable packets instead of dropping them early (ns-2 `setbit_`).
+    pub ecn_marking: Option<bool>,
+    /// With ecn_marking, also mark instead of force-dropping above max_th (the 1993 paper's
+    /// marking gateway); default false.
+    pub mark_above_max_th: Option<bool>,
+    /// ns-2's details (no early drop into a queue of ≤ 1 packet; count restarts at the first
+    /// crossing of min_th); default true.
+    pub ns2_quirks: Option<bool>,
+}
+
+/// A strict-priority queue.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PrioritySpec {
+    /// The classes, highest priority first; each has its own limit.
+    pub classes: Option<Vec<PriorityClassSpec>>,
+}
+
+/// One class of a priority queue.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PriorityClassSpec {
+    /// Flows (TCP or CBR names) of this class; the one class without `flows` takes every other
+    /// flow (without one, the last class does).
+    #[serde(default)]
+    pub flows: Option<Vec<String>>,
+    /// This class's limit in waiting packets (default 50).
+    #[serde(default)]
+    pub limit_packets: Option<u64>,
+}
+
+/// A CBQ queue.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CbqSpec {
+    /// The class tree: one root (no parent) and the classes under it; limits are per leaf.
+    pub classes: Option<Vec<CbqClassSpec>>,
+    /// The link-sharing guideline; default ancestor_only.
+    pub link_sharing: Option<LinkSharingName>,
+    /// Weighted round robin inside a priority (ns-2 `Queue/CBQ/WRR`); default false.
+    pub weighted_round_robin: Option<bool>,
+    /// The largest packet (ns-2 `maxpkt_`), for `maxidle auto` and WRR; default 1024B.
+    pub max_packet_size: Option<SizeText>,
+    /// When no class may send, the first that may borrow sends anyway (ns-2's fallback, which
+    /// keeps borrowing classes work-conserving); default true.
+    pub cbq_ns2_fallback: Option<bool>,
+}
+
+/// One class of a CBQ queue.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CbqClassSpec {
+    /// Flows (TCP or CBR names) of this leaf class; the one leaf without `flows` takes every
+    /// other flow (without one, the last leaf does).
+    #[serde(default)]
+    pub flows: Option<Vec<String>>,
+    /// This leaf's DropTail limit (default 50), ns-2 semantics: `limit − 1` waiting.
+    #[serde(default)]
+    pub limit_packets: Option<u64>,
+    /// The class's name, for `parent`.
     pub name: Option<String>,
-    /// CBQ: the parent class's name; the root (the link) has none.
+    /// The parent class's name; the root (the link) has none.
     pub parent: Option<String>,
-    /// CBQ: the allotment, a fraction of the link rate in (0, 1].
+    /// The allotment, a fraction of the link rate in (0, 1].
     pub allot: Option<f64>,
-    /// CBQ: a leaf's scheduling priority, 0 (highest) to 9; default 0.
+    /// A leaf's scheduling priority, 0 (highest) to 9; default 0.
     pub priority: Option<u8>,
-    /// CBQ: may borrow from ancestors when over its allotment (ns-2 `okborrow_`); default true.
+    /// May borrow from ancestors when over its allotment (ns-2 `okborrow_`); default true.
     pub borrow: Option<bool>,
-    /// CBQ: bound on the estimator's average idle time; default ns-2's `maxidle auto`.
+    /// Bound on the estimator's average idle time; default ns-2's `maxidle auto`.
     pub max_idle: Option<DurationText>,
-    /// CBQ: ns-2 `extradelay_`, added when the class is first held back; default 0.
+    /// ns-2 `extradelay_`, added when the class is first held back; default 0.
     pub extra_delay: Option<DurationText>,
 }
 
@@ -84,64 +212,4 @@ pub enum LimitSemanticsName {
     Ns2,
     /// `limit` packets wait, the one in service not counted.
     Waiting,
-}
-
-/// An output queue. Give at most one of `limit_packets` and `limit_bytes`; with neither, the
-/// ns-2 default of 50 packets applies.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QueueSpec {
-    #[serde(default)]
-    pub kind: QueueKind,
-    #[serde(default)]
-    pub limit_packets: Option<u64>,
-    #[serde(default)]
-    pub limit_bytes: Option<SizeText>,
-    #[serde(default)]
-    pub semantics: LimitSemanticsName,
-    /// On overflow, drop the head of the queue instead of the arrival (DropTail).
-    #[serde(default)]
-    pub drop_front: bool,
-    /// RED lower threshold in packets (0: ns-2's automatic value); default 5.
-    pub min_th: Option<f64>,
-    /// RED upper threshold in packets (0: 3 · min_th); default 15.
-    pub max_th: Option<f64>,
-    /// RED averaging weight (−1: ns-2's automatic value from the link rate and delay);
-    /// default 0.002.
-    pub w_q: Option<f64>,
-    /// RED drop probability at max_th; default 0.1.
-    pub max_p: Option<f64>,
-    /// RED mean packet size (ns-2 `mean_pktsize_`); default 500B.
-    pub mean_packet_size: Option<SizeText>,
-    /// RED drops spaced uniformly on 1/pb … 2/pb arrivals (ns-2 `wait_`); default true.
-    pub wait: Option<bool>,
-    /// RED spacing by seed 003's rule (R ~ U(0, 1) after each drop; the next drop at count
-    /// floor(R / pb)) instead of `wait`'s; default false.
-    pub r_over_pb: Option<bool>,
-    /// RED gentle region up to 2 · max_th (ns-2 `gentle_`); default false.
-    pub gentle: Option<bool>,
-    /// RED drop probability scaled by packet size (ns-2 `bytes_`); default false.
-    pub bytes: Option<bool>,
-    /// RED average and thresholds in bytes (ns-2 `queue_in_bytes_`); default false.
-    pub queue_in_bytes: Option<bool>,
-    /// RED marks ECN-capable packets instead of dropping them early (ns-2 `setbit_`).
-    pub ecn_marking: Option<bool>,
-    /// With ecn_marking, also mark instead of force-dropping above max_th (the 1993 paper's
-    /// marking gateway); default false.
-    pub mark_above_max_th: Option<bool>,
-    /// RED's ns-2 details (no early drop into a queue of ≤ 1 packet; count restarts at the
-    /// first crossing of min_th); default true.
-    pub ns2_quirks: Option<bool>,
-    /// Priority classes, highest first (kind = "priority"), or the CBQ class tree (kind =
-    /// "cbq").
-    pub classes: Option<Vec<ClassSpec>>,
-    /// CBQ link-sharing guideline; default ancestor_only.
-    pub link_sharing: Option<LinkSharingName>,
-    /// CBQ weighted round robin inside a priority (ns-2 `Queue/CBQ/WRR`); default false.
-    pub weighted_round_robin: Option<bool>,
-    /// CBQ's largest packet (ns-2 `maxpkt_`), for `maxidle auto` and WRR; default 1024B.
-    pub max_packet_size: Option<SizeText>,
-    /// CBQ: when no class may send, the first that may borrow sends anyway (ns-2's fallback,
-    /// which keeps borrowing classes work-conserving); default true.
-    pub cbq_ns2_fallback: Option<bool>,
 }

@@ -28,6 +28,8 @@ use super::units::{DurationText, RateText, SizeText};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+mod tagged;
+
 mod atm;
 mod links;
 mod tcp;
@@ -36,6 +38,8 @@ mod traffic;
 
 pub use atm::*;
 pub use links::*;
+use tagged::kind_tagged;
+pub use tagged::split_nested;
 pub use tcp::*;
 pub use topology::*;
 pub use traffic::*;

@@ -5,7 +5,7 @@ use super::*;
 
 /// A generated network. Its nodes, links and flows come before the file's own, which may add
 /// to them (a user's link between generated nodes, flows of their own with `flows = false`).
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TopologySpec {
     /// `pairs` senders `s1..sN` on access links into router `r1`, a bottleneck `r1 -> r2`,
@@ -20,6 +20,12 @@ pub enum TopologySpec {
     /// to `dst` at the same instant (TCP incast: synchronized losses at the switch).
     Incast(IncastSpec),
 }
+
+kind_tagged!(TopologySpec, no default, {
+    "dumbbell" => Dumbbell(DumbbellSpec),
+    "parking_lot" => ParkingLot(ParkingLotSpec),
+    "incast" => Incast(IncastSpec),
+});
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
