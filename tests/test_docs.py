@@ -271,3 +271,31 @@ def test_every_file_the_docs_name_exists() -> None:
                     missing.append(f"{page.relative_to(ROOT)}:{n}: {path}")
     assert named > 30
     assert missing == []
+
+
+def test_the_scores_table_is_the_last_runs_and_matches_the_studies() -> None:
+    """docs/reproduce.md's scores come from `docs/scores.csv`, which `congsim reproduce all`
+    writes: one row per runnable study, with as many compared values as the study has scored
+    reference rows and as many claims as it checks (so reference data or claims that changed
+    since the file was written fail here), rendered without a number typed by hand."""
+    import csv
+
+    from congsim.studies import STUDIES
+    from congsim.studies.framework import SCORE_COLUMNS
+
+    with open(ROOT / "docs" / "scores.csv", newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        assert reader.fieldnames == SCORE_COLUMNS
+        rows = {row["study"]: row for row in reader}
+    assert list(rows) == [name for name, study in STUDIES.items() if not study.pending]
+    for name, row in rows.items():
+        study = STUDIES[name]
+        scored = [r for r in study.reference_rows() if r.get("scored", "yes") != "no"]
+        assert int(row["compared"] or 0) == len(scored), name
+        assert int(row["claims"] or 0) == len(study.claims), name
+        if row["compared"]:
+            counts = [int(row[k]) for k in ("agrees", "inconclusive", "differs")]
+            assert sum(counts) == len(scored), name
+    table = congsim_reference.scores_table(ROOT / "docs" / "scores.csv")
+    assert all(f"| `{name}` |" in table for name in rows)
+    assert "generated/scores.md" in (ROOT / "docs" / "reproduce.md").read_text(encoding="utf-8")

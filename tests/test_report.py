@@ -29,7 +29,7 @@ def test_report_is_self_contained_with_tables_and_figures(reproduced, cli):
     summary = page.split('<table class="summary">')[1].split("</table>")[0]
     assert '<a href="#study-dumbbell-buffers">dumbbell-buffers</a>' in summary
     # ... its score, a constant predictor's on the same bands, and its claims.
-    cells = r"<td>\d+ of 20 in the band</td><td>\d+ of 20, per variant \d+</td><td>none</td>"
+    cells = r"<td>\d+ of 20 agree, \d+ inconclusive</td><td>\d+ of 20, per variant \d+</td><td>none</td>"
     assert re.search(cells, summary), summary
     assert '<section id="study-dumbbell-buffers">' in page
     assert "dumbbell-buffers" in page and "agrees" in page

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from conftest import run_congsim
 
 from congsim.studies import DATA, STUDIES
@@ -19,18 +20,32 @@ def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
     assert done.returncode == 0, done.stderr
     comparison = pd.read_csv(tmp_path / "dumbbell-buffers" / "comparison.csv")
     assert len(comparison) == 20
-    assert set(comparison["verdict"]) <= {"agrees", "differs"}
+    assert set(comparison["verdict"]) <= {"agrees", "inconclusive", "differs"}
     assert (comparison["n"] == 2).all()
     assert (comparison["ci_low"] <= comparison["mean"]).all()
     assert comparison["source"].str.startswith("ns-2").all()
-    # Throughput tracks ns-2 closely (the band is 5 %): most points must agree.
+    # Throughput tracks ns-2 closely: no point differs, and most agree even on two replications
+    # (whose CIs are wide: Student's t is 12.7).
     throughput = comparison[comparison["metric"] == "total_throughput_mbps"]
-    assert (throughput["verdict"] == "agrees").sum() >= 8
-    assert "values inside the band" in done.stdout
+    assert (throughput["verdict"] != "differs").all(), throughput
+    assert (throughput["verdict"] == "agrees").sum() >= 6
+    assert "values agree (95 % CI inside the band)" in done.stdout
     # The traced run keeps time series and a capture of the first sender's access link.
     traces = tmp_path / "dumbbell-buffers" / "traces"
     assert (traces / "flow_series.parquet").exists() and (traces / "link_series.parquet").exists()
     assert (traces / "traced.pcap").read_bytes()[:4] == bytes.fromhex("4d3cb2a1")
+
+
+#: Studies whose values, at one replication, agree on no metric family more often than a
+#: constant at that family's reference mean does, and why.
+UNINFORMATIVE = {
+    "koga2000": (
+        "total throughput varies by a few percent across the paper's configurations, so a "
+        "constant agrees as often as we do; Reno's fast recoveries are half the paper's "
+        "(bugFix_ off in its ns-2) while a constant at the mean of all variants' lands inside "
+        "every band; timeouts and CoV agree nowhere"
+    ),
+}
 
 
 def test_reproduce_all_names_what_is_pending_and_beats_trivial_baselines(cli, tmp_path):
@@ -39,12 +54,15 @@ def test_reproduce_all_names_what_is_pending_and_beats_trivial_baselines(cli, tm
     assert "trivial baselines on the same bands" in done.stdout
     # The closing summary: a line per study with its score, the baselines and its claims.
     summary = done.stdout[done.stdout.rindex("Summary") :]
-    assert "values in the band" in summary and "a constant per variant" in summary
+    assert "values agree" in summary and "a constant per variant" in summary
+    scores = pd.read_csv(tmp_path / "scores.csv")
+    assert list(scores["study"]) == [n for n, s in STUDIES.items() if not s.pending]
     for name, study in STUDIES.items():
         if not study.pending:
             assert name in summary, name
     claims = re.search(r"sisalem1995 .*?(\d+) holds, (\d+) not significant, (\d+) fails", summary)
     assert claims is not None and sum(map(int, claims.groups())) == 16, summary
+    uninformative: set[str] = set()
     for name, study in STUDIES.items():
         assert name in done.stdout
         if study.pending:
@@ -52,33 +70,40 @@ def test_reproduce_all_names_what_is_pending_and_beats_trivial_baselines(cli, tm
         path = tmp_path / name / "comparison.csv"
         if not path.exists() or pd.read_csv(path).empty:
             continue
-        # A study carries information when, on some metric family, our values fall in the
-        # bands more often than a constant at that family's reference mean.
+        # A study carries information when, on some metric family, our values agree more often
+        # than a constant at that family's reference mean. Those that do not are named (and
+        # said why) in UNINFORMATIVE: one that starts or stops carrying information fails here.
         score = baseline_score(pd.read_csv(path))
         assert score.compared > 0 and score.constant <= score.compared
-        assert score.informative, f"{name}: a constant predictor does as well on every metric"
+        if not score.informative:
+            uninformative.add(name)
+    assert uninformative == set(UNINFORMATIVE), uninformative
 
 
-def test_baselines_are_judged_by_each_rows_band():
+def test_baselines_are_judged_by_each_rows_band_with_our_precision():
     from congsim.studies.framework import add_baselines
 
     frame = pd.DataFrame(
         {
-            "tcp.variant": ["reno", "reno", "sack"],
-            "metric": ["x", "x", "x"],
-            "reference": [10.0, 20.0, 30.0],
-            "band_low": [9.0, 18.0, 27.0],
-            "band_high": [11.0, 22.0, 33.0],
-            "verdict": ["agrees", "agrees", "differs"],
+            "tcp.variant": ["reno", "reno", "sack", "sack"],
+            "metric": ["x", "x", "x", "x"],
+            "reference": [10.0, 20.0, 30.0, 20.0],
+            "band_low": [9.0, 18.0, 27.0, 18.0],
+            "band_high": [11.0, 22.0, 33.0, 22.0],
+            "ci_low": [9.5, 19.5, 34.0, 15.0],
+            "ci_high": [10.5, 20.5, 35.0, 25.0],
+            "verdict": ["agrees", "agrees", "differs", "inconclusive"],
         }
     )
     with_baselines = add_baselines(frame, ["tcp.variant"])
-    # The constant is the mean reference, 20: inside the second band only.
-    assert list(with_baselines["baseline_constant_agrees"]) == [False, True, False]
-    # Per variant: reno 15 (in neither of its bands), sack 30.
-    assert list(with_baselines["baseline_variant_agrees"]) == [False, False, True]
+    # The constant is the mean reference, 20, with each row's CI width around it: inside the
+    # second band; inside the fourth's too, but that row's CI is ±5, so 15..25 straddles it.
+    assert list(with_baselines["baseline_constant"]) == [20.0] * 4
+    assert list(with_baselines["baseline_constant_agrees"]) == [False, True, False, False]
+    # Per variant: reno 15 (in neither of its bands), sack 25 (±0.5 in neither; ±5 straddles).
+    assert list(with_baselines["baseline_variant_agrees"]) == [False, False, False, False]
     score = baseline_score(with_baselines)
-    assert (score.compared, score.ours, score.constant, score.variant) == (3, 2, 1, 1)
+    assert (score.compared, score.ours, score.inconclusive, score.constant, score.variant) == (4, 2, 1, 1, 0)
     assert score.informative == ("x",)
 
 
@@ -116,7 +141,8 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
     """Seed 002: Limited Transmit cuts NewReno's RTOs under web and FTP traffic and Reno's under
     heavy web traffic (paired over replications), and the timeout causes explain why Reno under
     FTP gains nothing. Which claims hold is pinned, so a change in the TCP models that moves a
-    verdict shows up here. Web windows are near the paper's at the lowest and highest loads."""
+    verdict shows up here. Web windows halve from light to heavy load as the paper's do (about 6
+    segments, then 3), but at light load they are about 7.4, outside the paper's band."""
     done = run_congsim("reproduce", "lima2002", "--out", str(tmp_path), timeout=900)
     assert done.returncode == 0, done.stderr
     claims = pd.read_csv(tmp_path / "lima2002" / "claims.csv").set_index("claim")
@@ -124,8 +150,11 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
     mechanism = claims[claims.index.str.contains("(mechanism)", regex=False)]
     assert len(mechanism) == 2 and (mechanism["verdict"] == "holds").all(), mechanism["verdict"]
     comparison = pd.read_csv(tmp_path / "lima2002" / "comparison.csv")
-    windows = comparison[comparison["transfers[0].load"].isin([0.2, 0.4, 0.8])]
-    assert len(windows) == 18 and (windows["verdict"] == "agrees").all(), windows
+    load = comparison["transfers[0].load"]
+    light, heavy = comparison[load.isin([0.2, 0.4])], comparison[load == 0.8]
+    assert len(light) == 12 and (light["verdict"] == "differs").all(), light
+    assert (heavy["verdict"] != "differs").all(), heavy
+    assert heavy["mean"].max() < 0.6 * light["mean"].min()
     newreno = claims[claims.index.str.contains("newreno-lt")]
     assert len(newreno) == 4 and (newreno["verdict"] == "holds").all(), newreno["verdict"]
     assert (
@@ -173,7 +202,8 @@ def test_goyal1996_tables_and_conclusions(cli, tmp_path):
     assert len(comparison) == 144
     averages = comparison[comparison["label"] == "average"]
     assert len(averages) == 16 and (averages["n"] == 5).all()
-    assert (comparison["verdict"] == "agrees").sum() >= 112
+    verdicts = comparison["verdict"].value_counts()
+    assert verdicts["agrees"] >= 80 and verdicts["differs"] <= 25, verdicts
     claims = pd.read_csv(tmp_path / "goyal1996" / "claims.csv").set_index("claim")
     for claim in (
         "with FRR, EPD raises the average efficiency over plain UBR",
@@ -212,18 +242,44 @@ def test_jain1996_buffers_and_divergence(cli, tmp_path):
         assert claims.loc[bounded, "verdict"] == "holds", claims["verdict"]
 
 
+def test_one_band_rule_from_the_printed_precision():
+    """Every band is the reference ± the larger of half its last printed digit and the stated
+    tolerance, and never leaves what the metric can take."""
+    from congsim.studies.framework import TOLERANCE, Metric, printed_unit
+
+    assert TOLERANCE == 0.10
+    assert [printed_unit(t) for t in ("0.93", "121", "104.89", "6", "1.5e3")] == [0.01, 1.0, 0.01, 1.0, 100.0]
+    fairness = Metric("summary", "jain_index", 1.0, "", upper=1.0)
+    assert fairness.band(0.99, 0.01) == pytest.approx((0.891, 1.0))
+    timeouts = Metric("summary", "timeouts", 1.0, "")
+    # Two timeouts printed as "2": half a unit (0.5) is wider than 10 % (0.2).
+    assert timeouts.band(2.0, 1.0) == (1.5, 2.5)
+    assert timeouts.band(121.0, 1.0) == pytest.approx((108.9, 133.1))
+
+
+def test_a_verdict_follows_the_confidence_interval_not_the_mean():
+    from congsim.studies.framework import judge
+
+    assert judge(0.9, 1.1, 0.95, 1.05, 1.0) == "agrees"
+    # The mean is in the band but the CI reaches out of it: the replications cannot tell.
+    assert judge(0.9, 1.1, 0.5, 1.5, 1.0) == "inconclusive"
+    assert judge(0.9, 1.1, 1.2, 1.4, 1.3) == "differs"
+    assert judge(0.9, 1.1, 0.7, 0.85, 0.8) == "differs"
+    # One replication: the mean is judged as a point.
+    nan = float("nan")
+    assert (judge(0.9, 1.1, nan, nan, 1.0), judge(0.9, 1.1, nan, nan, 1.2)) == ("agrees", "differs")
+
+
 def test_agreement_bands_stay_within_what_a_metric_can_take():
     """A fairness index cannot pass 1 nor any metric here go below 0: no band may claim
     agreement out there (a band of 0.99 ± 15 % used to reach 1.14)."""
-    from congsim.studies import Metric
+    from congsim.studies.framework import printed_unit
 
-    assert Metric("summary", "jain_index", 1.0, 0.15, "", upper=1.0).band(0.99) == (0.99 * 0.85, 1.0)
-    assert Metric("summary", "timeouts", 1.0, 1.5, "").band(2.0) == (0.0, 5.0)
     checked = 0
     for study in STUDIES.values():
         for ref in study.reference_rows():
             spec = study.metrics[ref["metric"]]
-            low, high = spec.band(float(ref["value"]))
+            low, high = spec.band(float(ref["value"]), printed_unit(ref["value"]))
             assert low >= 0.0
             if spec.metric == "jain_index":
                 assert spec.upper == 1.0 and high <= 1.0, (study.name, ref)
@@ -269,6 +325,8 @@ def test_unscored_rows_count_in_no_score():
             "reference": [10.0, 20.0, 90.0],
             "band_low": [9.0, 18.0, 81.0],
             "band_high": [11.0, 22.0, 99.0],
+            "ci_low": [9.5, 25.0, 85.0],
+            "ci_high": [10.5, 26.0, 95.0],
             "verdict": ["agrees", "differs", "agrees"],
             "scored": [True, True, False],
         }

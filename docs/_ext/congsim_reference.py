@@ -358,10 +358,50 @@ def tables_reference(observed: dict[str, list[str]], described: dict[str, Any]) 
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------------------------------------
+# Study scores
+
+#: What `congsim reproduce all` wrote last (`out/reproductions/scores.csv`), committed: the scores
+#: table of docs/reproduce.md is rendered from it, never typed.
+SCORES = DOCS / "scores.csv"
+
+
+def scores_table(path: Path) -> str:
+    """The scores of every study as a Markdown table."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    out = [
+        "| Study | values agree | inconclusive | differ | a constant agrees | a constant per "
+        "variant | ours beat the constant on | claims: hold / not significant / fail | "
+        "replications |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    dash = "\u2013"  # an empty cell
+    for row in rows:
+
+        def of(key: str, row: dict[str, str] = row) -> str:
+            return f"{row[key]} of {row['compared']}" if row[key] else dash
+
+        claims = dash
+        if row["claims"]:
+            outcomes = " / ".join(row[k] for k in ("claims_hold", "claims_not_significant", "claims_fail"))
+            claims = f"{outcomes} of {row['claims']}"
+        informative = row["informative"].replace(" ", ", ") or ("none" if row["compared"] else dash)
+        out.append(
+            f"| `{row['study']}` | {of('agrees')} | {row['inconclusive'] or dash} | "
+            f"{row['differs'] or dash} | {of('constant_agrees')} | {of('variant_agrees')} | "
+            f"{informative} | {claims} | {row['replications']} |"
+        )
+    return "\n".join(out) + "\n"
+
+
 def generate() -> None:
     import congsim
 
     GENERATED.mkdir(exist_ok=True)
+    (GENERATED / "scores.md").write_text(scores_table(SCORES))
     (GENERATED / "scenario-reference.md").write_text(scenario_reference(congsim.schema()))
     (GENERATED / "tables-reference.md").write_text(
         tables_reference(observed_columns(), column_descriptions())

@@ -307,32 +307,41 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
             console.print(entry.notes)
         outcomes.append(result)
     if len(outcomes) > 1:
-        _print_studies_summary(console, outcomes)
+        _print_studies_summary(console, outcomes, out)
 
 
-def _print_studies_summary(console: Console, outcomes: list[StudyOutcome]) -> None:
-    """One line per study: its score, the trivial predictors' on the same bands, its claims."""
+def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: Path) -> None:
+    """One line per study: its verdicts, the trivial predictors' on the same bands, its
+    claims; also written as `scores.csv`."""
+    import pandas as pd
     from rich.table import Table
 
-    from congsim.studies.framework import baseline_score
+    from congsim.studies.framework import SCORE_COLUMNS, score_row
 
+    scores = pd.DataFrame([score_row(o) for o in outcomes], columns=SCORE_COLUMNS)
     table = Table(title="Summary", show_lines=False)
-    for column in ("study", "values in the band", "a constant", "a constant per variant", "claims"):
+    for column in ("study", "values agree", "inconclusive", "a constant", "a constant per variant", "claims"):
         table.add_column(column)
-    for outcome in outcomes:
-        values = constant = variant = "-"
-        if not outcome.comparison.empty:
-            score = baseline_score(outcome.comparison)
-            values = f"{score.ours} of {score.compared}"
-            constant = f"{score.constant} of {score.compared}"
-            if score.variant is not None:
-                variant = f"{score.variant} of {score.compared}"
-        claims = "-"
-        if outcome.claims is not None and not outcome.claims.empty:
-            counts = outcome.claims["verdict"].value_counts()
-            claims = ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("holds", "not significant", "fails"))
-        table.add_row(outcome.study.name, values, constant, variant, claims)
+    for row in scores.to_dict("records"):
+        values = inconclusive = constant = variant = claims = "-"
+        if row["compared"] != "":
+            values = f"{row['agrees']} of {row['compared']}"
+            inconclusive = str(row["inconclusive"])
+            constant = f"{row['constant_agrees']} of {row['compared']}"
+            if row["variant_agrees"] != "":
+                variant = f"{row['variant_agrees']} of {row['compared']}"
+        if row["claims"] != "":
+            claims = (
+                f"{row['claims_hold']} holds, {row['claims_not_significant']} not significant, "
+                f"{row['claims_fail']} fails"
+            )
+        table.add_row(str(row["study"]), values, inconclusive, constant, variant, claims)
     console.print(table)
+    try:
+        scores.to_csv(out / "scores.csv", index=False)
+    except OSError as e:
+        _fail(f"{out / 'scores.csv'}: cannot write: {e.strerror or e}")
+    console.print(f"scores: {out / 'scores.csv'}")
 
 
 def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str]) -> None:
@@ -352,7 +361,7 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     table.add_column("verdict", no_wrap=True, min_width=7)
     for column in [*labels, "metric", "reference", "ours (95% CI)", "band"]:
         table.add_column(column, justify="right" if column in ("reference", "band") else "left")
-    from congsim.studies.framework import baseline_score, scored_rows
+    from congsim.studies.framework import TOLERANCE, VERDICTS, baseline_score, scored_rows
 
     scored = scored_rows(comparison)
     for index, row in zip(comparison.index, comparison.to_dict("records"), strict=True):
@@ -360,13 +369,18 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
         band = f"{row['band_low']:.4g}..{row['band_high']:.4g}"
         cells = [str(row[a]) for a in axes]
         verdict = str(row["verdict"])
-        if verdict in ("agrees", "differs") and index not in scored.index:
+        if verdict in VERDICTS and index not in scored.index:
             verdict += " (unscored)"
         table.add_row(verdict, *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band)
     console.print(table)
-    agreeing = int((scored["verdict"] == "agrees").sum())
+    counts = scored["verdict"].value_counts()
     source = comparison["source"].iloc[0]
-    console.print(f"{agreeing} of {len(scored)} values inside the band; reference: {source}")
+    console.print(
+        f"{int(counts.get('agrees', 0))} of {len(scored)} values agree (95 % CI inside the band), "
+        f"{int(counts.get('inconclusive', 0))} inconclusive (CI across an edge), "
+        f"{int(counts.get('differs', 0))} differ; bands: the reference ± the larger of half its "
+        f"last printed digit and {TOLERANCE:.0%}; reference: {source}"
+    )
     notes: list[str] = list(comparison["note"].dropna().astype(str)) if "note" in comparison else []
     for note in dict.fromkeys(n for n in notes if n):
         console.print(f"unscored: {note}")

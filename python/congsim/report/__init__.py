@@ -39,6 +39,7 @@ h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2e
 table { border-collapse: collapse; font-size: .85em; margin: 1em 0; }
 th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
 th { background: #f3f3f3; } td.agrees { background: #e6f4e6; } td.differs { background: #fbe3e3; }
+td.inconclusive { background: #fdf3d8; }
 .figures { display: flex; flex-wrap: wrap; gap: 1em; } .figure { flex: 1 1 480px; }
 .meta { color: #666; font-size: .85em; }
 """
@@ -322,7 +323,8 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         axes = [a for a in axes if comparison[a].fillna("").astype(str).str.len().gt(0).any()]
         scored = scored_rows(comparison)
         agree = int((scored["verdict"] == "agrees").sum())
-        values_text = f"{agree} of {len(scored)} in the band"
+        inconclusive = int((scored["verdict"] == "inconclusive").sum())
+        values_text = f"{agree} of {len(scored)} agree, {inconclusive} inconclusive"
         source = html.escape(str(comparison["source"].iloc[0]))
         baseline = ""
         if "baseline_constant_agrees" in comparison:
@@ -330,7 +332,9 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
             score = baseline_score(comparison)
             constant = score.constant
             baseline_text = f"{constant} of {score.compared}"
-            baseline = f" A constant at each metric's reference mean puts {constant} inside them"
+            baseline = (
+                f" A constant at each metric's reference mean, as precise as ours, agrees on {constant}"
+            )
             if "baseline_variant_agrees" in comparison:
                 per_variant = score.variant
                 baseline_text += f", per variant {per_variant}"
@@ -338,8 +342,9 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
             baseline += "."
         contents.append((f"{anchor}-values", "reference values"))
         parts.append(
-            f'<p id="{html.escape(anchor)}-values">{agree} of {len(scored)} values inside the agreement '
-            f"band.{html.escape(baseline)} "
+            f'<p id="{html.escape(anchor)}-values">{agree} of {len(scored)} values agree (the 95 % CI '
+            f"inside the band), {inconclusive} inconclusive (the CI across an edge of the band)."
+            f"{html.escape(baseline)} "
             f'<span class="meta">Reference: {source}; table as '
             f'<a href="{html.escape(folder.name)}/comparison.csv">comparison.csv</a></span></p>'
             f"{_table(comparison, axes)}"
@@ -410,7 +415,7 @@ def build_report(directory: str | Path, output: str | Path | None = None) -> Pat
             "study",
             "paper",
             "reference values",
-            "a constant puts in the band",
+            "a constant agrees",
             "claims (95 % confidence)",
         )
     )

@@ -24,25 +24,62 @@ if TYPE_CHECKING:
 DATA = files("congsim.studies") / "data"
 
 
+#: The allowance for what differs between the paper's simulator and congsim (a stated
+#: constant, the same for every metric and study): a reference value's band is at least this
+#: fraction of it either side.
+TOLERANCE = 0.10
+
+
+def printed_unit(text: str) -> float:
+    """One unit in the last digit of a number as printed ("0.93": 0.01, "121": 1, "1.5e3":
+    100)."""
+    from decimal import Decimal
+
+    exponent = Decimal(text.strip()).as_tuple().exponent
+    return 10.0 ** int(exponent) if isinstance(exponent, int) else float("nan")
+
+
+def judge(low: float, high: float, ci_low: float, ci_high: float, mean: float) -> str:
+    """The verdict on a band `[low, high]` from our 95 % CI: `agrees` when the whole CI is inside
+    the band, `differs` when the whole CI is outside it, `inconclusive` when it straddles an
+    edge (the replications cannot tell). Without a CI (one replication) the mean is judged as a
+    point."""
+    if ci_low != ci_low or ci_high != ci_high:  # NaN: no CI
+        ci_low = ci_high = mean
+    if low <= ci_low and ci_high <= high:
+        return "agrees"
+    if ci_high < low or ci_low > high:
+        return "differs"
+    return "inconclusive"
+
+
 @dataclass(frozen=True)
 class Metric:
-    """How a reference metric is computed from a run's long table, and its tolerance."""
+    """How a reference metric is computed from a run's long table."""
 
     table: str
     metric: str
     scale: float
-    #: Agreement band: reference value times (1 +- relative_tolerance), clipped to the range
-    #: the metric can take.
-    relative_tolerance: float
     description: str
     #: The largest value the metric can take, in its scaled unit (a fairness index: 1); None
     #: when it has none. Every metric here is at least 0.
     upper: float | None = None
 
-    def band(self, reference: float) -> tuple[float, float]:
-        """The values that agree with `reference`, within what the metric can take."""
-        low = max(reference * (1 - self.relative_tolerance), 0.0)
-        high = reference * (1 + self.relative_tolerance)
+    def clip(self, value: float) -> float:
+        """`value` within what the metric can take (a CI's normal approximation can reach past
+        a fairness index of 1 or below 0; NaN stays NaN)."""
+        if value != value:
+            return value
+        value = max(value, 0.0)
+        return value if self.upper is None else min(value, self.upper)
+
+    def band(self, reference: float, unit: float) -> tuple[float, float]:
+        """The values that agree with `reference` printed to `unit` (see `printed_unit`): the
+        reference ± the larger of half that unit and `TOLERANCE` of the reference, within what
+        the metric can take."""
+        half_width = max(unit / 2, TOLERANCE * abs(reference))
+        low = max(reference - half_width, 0.0)
+        high = reference + half_width
         if self.upper is not None:
             high = min(high, self.upper)
         return low, high
@@ -89,6 +126,9 @@ MEASURED_COLUMNS = [
     "note",
 ]
 
+#: The verdicts on a compared value (`judge`); `missing` marks a reference with no run.
+VERDICTS = ("agrees", "inconclusive", "differs")
+
 #: The axis a per-variant trivial predictor keys on, when a study has it.
 BASELINE_AXIS = "tcp.variant"
 
@@ -97,24 +137,34 @@ def add_baselines(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
     """Trivial predictors beside each compared value, so that a score means something: a
     constant per metric at its references' mean (`baseline_constant`), and, where the study
     varies `tcp.variant`, one constant per metric and variant (`baseline_variant`). Each is
-    judged by the row's own band, as our mean is."""
+    judged on the row's band as our mean is, with our CI's width around it (a predictor as
+    precise as our replications), so `*_agrees` means the verdict would be `agrees`."""
+    import pandas as pd
+
     frame = frame.copy()
     # The constants are the means of the scored references (a printed number shown a second
     # time, unscored, does not weigh twice).
     references = frame["reference"].astype(float)
     if "scored" in frame:
         references = references.where(_truth(frame["scored"]))
+    half_width = ((frame["ci_high"] - frame["ci_low"]) / 2).fillna(0.0)
+
+    def agrees(prediction: pd.Series) -> pd.Series:
+        verdicts = [
+            judge(low, high, value - half, value + half, value)
+            for low, high, value, half in zip(
+                frame["band_low"], frame["band_high"], prediction, half_width, strict=True
+            )
+        ]
+        agreeing: pd.Series = pd.Series([v == "agrees" for v in verdicts], index=frame.index, dtype=bool)
+        return agreeing
+
     frame["baseline_constant"] = references.groupby(frame["metric"]).transform("mean")
-    within = (frame["band_low"] <= frame["baseline_constant"]) & (
-        frame["baseline_constant"] <= frame["band_high"]
-    )
-    frame["baseline_constant_agrees"] = within
+    frame["baseline_constant_agrees"] = agrees(frame["baseline_constant"])
     if BASELINE_AXIS in axes and frame[BASELINE_AXIS].fillna("").astype(str).str.len().gt(0).any():
         keys = [frame["metric"], frame[BASELINE_AXIS].fillna("").astype(str)]
         frame["baseline_variant"] = references.groupby(keys).transform("mean")
-        frame["baseline_variant_agrees"] = (frame["band_low"] <= frame["baseline_variant"]) & (
-            frame["baseline_variant"] <= frame["band_high"]
-        )
+        frame["baseline_variant_agrees"] = agrees(frame["baseline_variant"])
     return frame
 
 
@@ -125,6 +175,8 @@ class BaselineScore:
 
     compared: int
     ours: int
+    #: Ours neither agree nor differ: the CI straddles a band edge.
+    inconclusive: int
     constant: int
     variant: int | None
     #: Metric families where ours agree more often than the constant predictor.
@@ -140,7 +192,7 @@ def scored_rows(comparison: pd.DataFrame) -> pd.DataFrame:
     """The rows a study's score counts: compared (not missing) and scored, so that each
     printed number and each configuration counts once. A comparison written before rows could
     be unscored counts every row."""
-    compared = comparison["verdict"].isin(["agrees", "differs"])
+    compared = comparison["verdict"].isin(VERDICTS)
     if "scored" in comparison:
         compared &= _truth(comparison["scored"])
     rows: pd.DataFrame = comparison[compared]
@@ -160,6 +212,7 @@ def baseline_score(comparison: pd.DataFrame) -> BaselineScore:
     return BaselineScore(
         compared=len(rows),
         ours=int(ours.sum()),
+        inconclusive=int((rows["verdict"] == "inconclusive").sum()),
         constant=int(constant.sum()),
         variant=None if variant is None else int(variant.sum()),
         informative=informative,
@@ -271,7 +324,7 @@ class Study:
         for ref in self.reference_rows():
             spec = self.metrics[ref["metric"]]
             value = float(ref["value"])
-            low, high = spec.band(value)
+            low, high = spec.band(value, printed_unit(ref["value"]))
             row: dict[str, object] = {axis: ref.get(axis, "") for axis in axes}
             row |= {"metric": ref["metric"], "reference": value, "band_low": low, "band_high": high}
             # A printed number compared a second time (another reading of an unstated set-up,
@@ -285,8 +338,9 @@ class Study:
                 values = self._per_replication(by_metric, ref["metric"], side, "column average")
                 t = student_t_quantile(0.975, len(values) - 1) if len(values) > 1 else float("nan")
                 mean, ci_low, ci_high = _interval(values, t)
+                ci_low, ci_high = spec.clip(ci_low), spec.clip(ci_high)
                 row |= {"mean": mean, "ci_low": ci_low, "ci_high": ci_high, "n": len(values)}
-                row["verdict"] = "agrees" if low <= mean <= high else "differs"
+                row["verdict"] = judge(low, high, ci_low, ci_high, mean)
                 row["source"] = ref["source"]
                 rows.append(row)
                 continue
@@ -304,12 +358,14 @@ class Study:
             else:
                 m = match.iloc[0]
                 mean = float(m["mean"]) * spec.scale
+                ci_low = spec.clip(float(m["ci_low"]) * spec.scale)
+                ci_high = spec.clip(float(m["ci_high"]) * spec.scale)
                 row |= {
                     "mean": mean,
-                    "ci_low": float(m["ci_low"]) * spec.scale,
-                    "ci_high": float(m["ci_high"]) * spec.scale,
+                    "ci_low": ci_low,
+                    "ci_high": ci_high,
                     "n": int(m["n"]),
-                    "verdict": "agrees" if low <= mean <= high else "differs",
+                    "verdict": judge(low, high, ci_low, ci_high, mean),
                 }
             row["source"] = ref["source"]
             rows.append(row)
@@ -407,6 +463,56 @@ class StudyOutcome:
     comparison: pd.DataFrame
     failures: dict[str, str]
     claims: pd.DataFrame | None = None
+
+
+#: Columns of `scores.csv`, the line per study that `congsim reproduce all` ends with.
+SCORE_COLUMNS = [
+    "study",
+    "compared",
+    "agrees",
+    "inconclusive",
+    "differs",
+    "constant_agrees",
+    "variant_agrees",
+    "informative",
+    "claims",
+    "claims_hold",
+    "claims_not_significant",
+    "claims_fail",
+    "replications",
+]
+
+
+def score_row(outcome: StudyOutcome) -> dict[str, object]:
+    """A study's line of `scores.csv`: its verdicts on the scored reference values, the
+    trivial predictors' agreements on the same bands, the metric families where ours beat the
+    constant, and its claims."""
+    row: dict[str, object] = dict.fromkeys(SCORE_COLUMNS, "")
+    row["study"] = outcome.study.name
+    if not outcome.comparison.empty:
+        score = baseline_score(outcome.comparison)
+        rows = scored_rows(outcome.comparison)
+        row |= {
+            "compared": score.compared,
+            "agrees": score.ours,
+            "inconclusive": score.inconclusive,
+            "differs": int((rows["verdict"] == "differs").sum()),
+            "constant_agrees": score.constant,
+            "variant_agrees": "" if score.variant is None else score.variant,
+            "informative": " ".join(score.informative),
+            "replications": int(rows["n"].max()) if len(rows) else "",
+        }
+    if outcome.claims is not None and not outcome.claims.empty:
+        counts = outcome.claims["verdict"].value_counts()
+        row |= {
+            "claims": len(outcome.claims),
+            "claims_hold": int(counts.get("holds", 0)),
+            "claims_not_significant": int(counts.get("not significant", 0)),
+            "claims_fail": int(counts.get("fails", 0)),
+        }
+        if row["replications"] == "":
+            row["replications"] = int(outcome.claims["n"].max())
+    return row
 
 
 #: Sampling interval of the traced run stored beside each study's results.

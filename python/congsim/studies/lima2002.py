@@ -74,31 +74,28 @@ STUDY = Study(
     plan="lima2002.toml",
     reference="lima2002.csv",
     metrics={
-        "rtos": Metric("summary", "transfer_timeouts_mean", 1.0, 0.0, "retransmission timeouts per transfer"),
+        "rtos": Metric("summary", "transfer_timeouts_mean", 1.0, "retransmission timeouts per transfer"),
         "rtos_few_dupacks": Metric(
             "summary",
             "transfer_timeouts_few_dupacks_mean",
             1.0,
-            0.0,
             "timeouts per transfer with one or two duplicate ACKs in",
         ),
         "rtos_after_fast_retransmit": Metric(
             "summary",
             "transfer_timeouts_after_fast_retransmit_mean",
             1.0,
-            0.0,
             "timeouts per transfer in a window a fast retransmit began to repair",
         ),
         "cwnd": Metric(
             "summary",
             "transfer_cwnd_mean",
             1.0,
-            0.35,
             "mean cwnd (segments) over the transfers' transmissions",
         ),
-        "rtt_ms": Metric("summary", "transfer_rtt_mean_s", 1e3, 0.0, "mean RTT per transfer"),
+        "rtt_ms": Metric("summary", "transfer_rtt_mean_s", 1e3, "mean RTT per transfer"),
         "bandwidth_kbps": Metric(
-            "summary", "transfer_bandwidth_mean_bps", 1e-3, 0.0, "mean bandwidth per transfer"
+            "summary", "transfer_bandwidth_mean_bps", 1e-3, "mean bandwidth per transfer"
         ),
     },
     claims=tuple(_lima_claims()),

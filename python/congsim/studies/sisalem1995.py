@@ -77,11 +77,11 @@ STUDY = Study(
     plan="sisalem1995.toml",
     reference=None,
     metrics={
-        "throughput_mbps": Metric("summary", "total_goodput_bps", 1e-6, 0.0, "total goodput after 5 s"),
-        "jain": Metric("summary", "jain_index", 1.0, 0.0, "Jain fairness index of the ten flows", upper=1.0),
-        "drops": Metric("summary", "drops", 1.0, 0.0, "packets dropped in the network"),
-        "timeouts": Metric("summary", "timeouts", 1.0, 0.0, "retransmission timeouts, all flows"),
-        "uni_drops": Metric("summary", "atm_uni_drops", 1.0, 0.0, "datagrams lost at the UNI buffers"),
+        "throughput_mbps": Metric("summary", "total_goodput_bps", 1e-6, "total goodput after 5 s"),
+        "jain": Metric("summary", "jain_index", 1.0, "Jain fairness index of the ten flows", upper=1.0),
+        "drops": Metric("summary", "drops", 1.0, "packets dropped in the network"),
+        "timeouts": Metric("summary", "timeouts", 1.0, "retransmission timeouts, all flows"),
+        "uni_drops": Metric("summary", "atm_uni_drops", 1.0, "datagrams lost at the UNI buffers"),
     },
     claims=tuple(
         claim
