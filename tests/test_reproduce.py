@@ -60,8 +60,8 @@ def test_reproduce_all_names_what_is_pending_and_beats_trivial_baselines(cli, tm
     for name, study in STUDIES.items():
         if not study.pending:
             assert name in summary, name
-    claims = re.search(r"sisalem1995 .*?(\d+) holds, (\d+) not significant, (\d+) fails", summary)
-    assert claims is not None and sum(map(int, claims.groups())) == 16, summary
+    sisalem = scores.set_index("study").loc["sisalem1995"]
+    assert (sisalem["claims"], sisalem["checks"]) == (3, 14), "the paper's claims, then the own checks"
     uninformative: set[str] = set()
     for name, study in STUDIES.items():
         assert name in done.stdout
@@ -127,9 +127,13 @@ def test_sisalem1995_claims_hold(cli, tmp_path):
     done = run_congsim("reproduce", "sisalem1995", "--out", str(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr
     claims = pd.read_csv(tmp_path / "sisalem1995" / "claims.csv")
-    assert len(claims) == len(STUDIES["sisalem1995"].claims) == 16
-    assert (claims["verdict"] == "holds").all(), claims[["claim", "verdict"]]
-    assert "16 of 16 claims hold with 95 % confidence" in done.stdout
+    assert len(claims) == len(STUDIES["sisalem1995"].claims) == 17
+    # Every claim holds but the paper's Tahoe-over-Reno over ABR (the ATM link runs full).
+    failing = claims[claims["verdict"] != "holds"]
+    tahoe_over_reno = "over ABR with a 25 KB UNI buffer, Tahoe gets more throughput than Reno"
+    assert list(failing["claim"]) == [tahoe_over_reno]
+    assert "congsim's own checks: 14 of 14 hold with 95 % confidence" in done.stdout
+    assert "The paper's claims: 2 of 3 hold with 95 % confidence" in done.stdout
     # A claims-only study writes an empty comparison, and the report shows the claims.
     assert pd.read_csv(tmp_path / "sisalem1995" / "comparison.csv").empty
     report = run_congsim("report", str(tmp_path))
@@ -146,7 +150,7 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
     done = run_congsim("reproduce", "lima2002", "--out", str(tmp_path), timeout=900)
     assert done.returncode == 0, done.stderr
     claims = pd.read_csv(tmp_path / "lima2002" / "claims.csv").set_index("claim")
-    assert len(claims) == 11
+    assert len(claims) == 16 and (claims["origin"] == "check").sum() == 2
     mechanism = claims[claims.index.str.contains("(mechanism)", regex=False)]
     assert len(mechanism) == 2 and (mechanism["verdict"] == "holds").all(), mechanism["verdict"]
     comparison = pd.read_csv(tmp_path / "lima2002" / "comparison.csv")
@@ -155,7 +159,7 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
     assert len(light) == 12 and (light["verdict"] == "differs").all(), light
     assert (heavy["verdict"] != "differs").all(), heavy
     assert heavy["mean"].max() < 0.6 * light["mean"].min()
-    newreno = claims[claims.index.str.contains("newreno-lt")]
+    newreno = claims[claims.index.str.contains("newreno-lt has fewer RTOs")]
     assert len(newreno) == 4 and (newreno["verdict"] == "holds").all(), newreno["verdict"]
     assert (
         claims.loc["web, load 0.9: reno-lt has fewer RTOs than reno (paper: 26 % fewer)", "verdict"]
@@ -165,7 +169,7 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
     assert (claims["ratio_ci_low"] <= claims["ratio"]).all() and (
         claims["ratio"] <= claims["ratio_ci_high"]
     ).all()
-    assert "claims hold with 95 % confidence" in done.stdout
+    assert "The paper's claims: " in done.stdout and "hold with 95 % confidence" in done.stdout
 
 
 def test_koga2000_tables_and_orderings(cli, tmp_path):
@@ -181,7 +185,17 @@ def test_koga2000_tables_and_orderings(cli, tmp_path):
         ["label", "tcp.variant", "mean", "reference"]
     ]
     claims = pd.read_csv(tmp_path / "koga2000" / "claims.csv")
-    assert len(claims) == 15 and (claims["verdict"] == "holds").all(), claims[["claim", "verdict"]]
+    assert len(claims) == 26, claims["claim"]
+    # The orderings of Tables 1-3 and Reno's share beside SACK where it is clear (only-tcp and
+    # large-cbr) hold; what does not (the multiple-CBR staircase, the CoV under fluctuation) is
+    # pinned too, so that a model change that moves a verdict shows up here.
+    orderings = claims[claims["claim"].str.contains("gets more throughput than|times out more than")]
+    assert len(orderings) == 15 and (orderings["verdict"] == "holds").all(), orderings[["claim", "verdict"]]
+    verdict = claims.set_index("claim")["verdict"]
+    for case in ("only-tcp", "large-cbr"):
+        assert verdict[f"{case}: Reno keeps about 40 % beside SACK (35-45 %: Reno/SACK 0.54-0.82)"] == "holds"
+    assert verdict["newreno: multiple small CBR streams leave less throughput than one large one"] == "fails"
+    assert (verdict[claims["claim"].str.contains("fluctuation leaves").to_numpy()] == "holds").all()
     # Figures 2-10: every configuration traced, one throughput-over-time figure per CBR case.
     assert len(list((tmp_path / "koga2000" / "traces" / "points").iterdir())) == 18
     assert run_congsim("report", str(tmp_path)).returncode == 0
@@ -339,3 +353,46 @@ def test_unscored_rows_count_in_no_score():
     # Read back from CSV text, the flags still count.
     as_text = with_baselines.astype(str)
     assert len(scored_rows(as_text)) == 2 and baseline_score(as_text).compared == 2
+
+
+def test_every_claim_of_the_paper_quotes_its_seed(root):
+    """A claim of the paper carries the sentence it checks, found word for word in its seed
+    (letters and digits compared, so line breaks and markup do not matter); congsim's own
+    checks are marked as such. The statements the reproductions must cover are present."""
+    seeds = root.parent / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the seeds are not beside the repository")
+
+    def letters(text: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", text.lower())
+
+    seed_of = {
+        "goyal1996": "000",
+        "jain1996": "001",
+        "lima2002": "002",
+        "sisalem1995": "003",
+        "koga2000": "004",
+    }
+    for name, number in seed_of.items():
+        text = letters(next(seeds.glob(f"{number}_*.txt")).read_text(encoding="utf-8"))
+        for claim in STUDIES[name].claims:
+            assert claim.origin in ("paper", "check")
+            if claim.origin == "paper":
+                assert letters(claim.source) in text, (name, claim.description, claim.source)
+    described = {c.description for study in STUDIES.values() for c in study.claims}
+    for expected in (
+        "FRR lowers plain UBR's average WAN efficiency",
+        "FRR raises plain UBR's average fairness",
+        "a 70 % target keeps the queue with VBR at 10 ms bounded (within 10 round trips)",
+        "RTT 30 ms: a feedback delay of 0.01 ms gives a smaller queue than 30 ms",
+        "A-FB1: the queue stays below 4 round trips (so a 4 x RTT buffer loses no cell)",
+        "web, load 0.9: reno-lt has a shorter mean RTT than reno (paper: 9 % shorter)",
+        "web, load 0.9: sack-lt has more RTOs than newreno-lt",
+        "web, load 0.9: sack's mean bandwidth is within 10 % of reno's",
+        "over ABR with a 25 KB UNI buffer, Tahoe gets more throughput than Reno",
+        "reno: DropTail is less fair than RED (lock-out and RTT bias)",
+        "sack: multiple small CBR streams leave less throughput than one large one",
+        "sack: fluctuation leaves the total throughput within 5 % of the hard shaper's",
+        "only-tcp: Reno keeps about 40 % beside SACK (35-45 %: Reno/SACK 0.54-0.82)",
+    ):
+        assert expected in described, expected

@@ -374,9 +374,9 @@ def scores_table(path: Path) -> str:
         rows = list(csv.DictReader(f))
     out = [
         "| Study | values agree | inconclusive | differ | a constant agrees | a constant per "
-        "variant | ours beat the constant on | claims: hold / not significant / fail | "
-        "replications |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "variant | ours beat the constant on | the paper's claims: hold / not significant / fail "
+        "| own checks: hold / not significant / fail | replications |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     dash = "\u2013"  # an empty cell
     for row in rows:
@@ -384,15 +384,17 @@ def scores_table(path: Path) -> str:
         def of(key: str, row: dict[str, str] = row) -> str:
             return f"{row[key]} of {row['compared']}" if row[key] else dash
 
-        claims = dash
-        if row["claims"]:
-            outcomes = " / ".join(row[k] for k in ("claims_hold", "claims_not_significant", "claims_fail"))
-            claims = f"{outcomes} of {row['claims']}"
+        def claims(prefix: str, row: dict[str, str] = row) -> str:
+            if not row[prefix]:
+                return dash
+            outcomes = " / ".join(row[f"{prefix}_{k}"] for k in ("hold", "not_significant", "fail"))
+            return f"{outcomes} of {row[prefix]}"
+
         informative = row["informative"].replace(" ", ", ") or ("none" if row["compared"] else dash)
         out.append(
             f"| `{row['study']}` | {of('agrees')} | {row['inconclusive'] or dash} | "
             f"{row['differs'] or dash} | {of('constant_agrees')} | {of('variant_agrees')} | "
-            f"{informative} | {claims} | {row['replications']} |"
+            f"{informative} | {claims('claims')} | {claims('checks')} | {row['replications']} |"
         )
     return "\n".join(out) + "\n"
 

@@ -320,10 +320,11 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
 
     scores = pd.DataFrame([score_row(o) for o in outcomes], columns=SCORE_COLUMNS)
     table = Table(title="Summary", show_lines=False)
-    for column in ("study", "values agree", "inconclusive", "a constant", "a constant per variant", "claims"):
+    columns = ("study", "values agree", "inconclusive", "a constant", "a constant per variant")
+    for column in (*columns, "the paper's claims", "own checks"):
         table.add_column(column)
     for row in scores.to_dict("records"):
-        values = inconclusive = constant = variant = claims = "-"
+        values = inconclusive = constant = variant = claims = checks = "-"
         if row["compared"] != "":
             values = f"{row['agrees']} of {row['compared']}"
             inconclusive = str(row["inconclusive"])
@@ -335,7 +336,12 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
                 f"{row['claims_hold']} holds, {row['claims_not_significant']} not significant, "
                 f"{row['claims_fail']} fails"
             )
-        table.add_row(str(row["study"]), values, inconclusive, constant, variant, claims)
+        if row["checks"] != "":
+            checks = (
+                f"{row['checks_hold']} holds, {row['checks_not_significant']} not significant, "
+                f"{row['checks_fail']} fails"
+            )
+        table.add_row(str(row["study"]), values, inconclusive, constant, variant, claims, checks)
     console.print(table)
     try:
         scores.to_csv(out / "scores.csv", index=False)
@@ -396,24 +402,39 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
 
 
 def _print_claims(console: Console, claims: pd.DataFrame) -> None:
-    """Each claim with both sides' mean and 95 % CI and whether it holds."""
+    """The paper's claims, then congsim's own checks: each with both sides' mean and 95 % CI,
+    the ratio, and whether it holds (with the known reason where it does not)."""
     from rich.table import Table
 
-    table = Table(show_lines=False)
-    table.add_column("verdict", no_wrap=True, min_width=7)
-    for column in ("claim", "left side (95% CI)", "right side (95% CI)", "ratio (95% CI)"):
-        table.add_column(column)
-    for row in claims.to_dict("records"):
-        lhs = f"{row['factor']:g} x {row['lhs_mean']:.4g} [{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
-        rhs = f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]"
-        ratio = f"{row['ratio']:.3g} [{row['ratio_ci_low']:.3g}, {row['ratio_ci_high']:.3g}]"
-        table.add_row(str(row["verdict"]), str(row["claim"]), lhs, rhs, ratio)
-    console.print(table)
-    holding = int((claims["verdict"] == "holds").sum())
-    console.print(
-        f"{holding} of {len(claims)} claims hold with 95 % confidence "
-        "(paired over replications: the configurations share their random streams)"
-    )
+    from congsim.studies.framework import claim_origins
+
+    origins = claim_origins(claims)
+    for origin, title in (("paper", "The paper's claims"), ("check", "congsim's own checks")):
+        part = claims[origins == origin]
+        if part.empty:
+            continue
+        table = Table(title=title, show_lines=False)
+        table.add_column("verdict", no_wrap=True, min_width=7)
+        for column in ("claim", "left side (95% CI)", "right side (95% CI)", "ratio (95% CI)"):
+            table.add_column(column)
+        for row in part.to_dict("records"):
+            lhs_interval = f"[{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
+            lhs = f"{row['factor']:g} x {row['lhs_mean']:.4g} {lhs_interval}"
+            rhs = f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]"
+            ratio = f"{row['ratio']:.3g} [{row['ratio_ci_low']:.3g}, {row['ratio_ci_high']:.3g}]"
+            claim = str(row["claim"])
+            if origin == "paper" and row.get("source"):
+                claim += f'\n  "{row["source"]}"'
+            if row["verdict"] != "holds" and row.get("note"):
+                claim += f"\n  why: {row['note']}"
+            table.add_row(str(row["verdict"]), claim, lhs, rhs, ratio)
+        console.print(table)
+        counts = part["verdict"].value_counts()
+        console.print(
+            f"{title}: {int(counts.get('holds', 0))} of {len(part)} hold with 95 % confidence, "
+            f"{int(counts.get('not significant', 0))} not significant, {int(counts.get('fails', 0))} fail "
+            "(paired over replications: the configurations share their random streams)"
+        )
 
 
 @app.command()

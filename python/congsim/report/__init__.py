@@ -287,9 +287,14 @@ def _claims_table(claims: pd.DataFrame) -> str:
         ratio = f"{row['ratio']:.3g} [{row['ratio_ci_low']:.3g}, {row['ratio_ci_high']:.3g}]"
         css = "agrees" if row["verdict"] == "holds" else "differs"
         sides = f"{html.escape(str(row['lhs']))} vs {html.escape(str(row['rhs']))}"
+        said = ""
+        if isinstance(row.get("source"), str) and row["source"]:
+            said = f'<br><span class="meta">&ldquo;{html.escape(row["source"])}&rdquo;</span>'
+        if row["verdict"] != "holds" and isinstance(row.get("note"), str) and row["note"]:
+            said += f'<br><span class="meta">why: {html.escape(row["note"])}</span>'
         cells = [
             f'<td style="text-align:left">{html.escape(str(row["claim"]))}<br>'
-            f'<span class="meta">{sides}</span></td>',
+            f'<span class="meta">{sides}</span>{said}</td>',
             f"<td>{html.escape(lhs)}</td>",
             f"<td>{html.escape(rhs)}</td>",
             f"<td>{html.escape(ratio)}</td>",
@@ -304,7 +309,7 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     and its row of the summary at the top."""
     import pandas as pd
 
-    from congsim.studies.framework import baseline_score, scored_rows
+    from congsim.studies.framework import baseline_score, claim_origins, scored_rows
 
     comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
     for c in ("reference", "mean", "ci_low", "ci_high", "band_low", "band_high"):
@@ -355,18 +360,27 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         ]
     if (folder / "claims.csv").exists():
         claims = pd.read_csv(folder / "claims.csv")
-        holding = int((claims["verdict"] == "holds").sum())
-        counts = claims["verdict"].value_counts()
-        claims_text = f"{holding} of {len(claims)} hold" + "".join(
-            f", {int(counts[v])} {v}" for v in ("not significant", "fails") if v in counts
-        )
+        origins = claim_origins(claims)
+        texts = []
         contents.append((f"{anchor}-claims", "claims"))
-        parts.append(
-            f'<p id="{html.escape(anchor)}-claims">{holding} of {len(claims)} claims of the paper hold with '
-            "95 % confidence (paired over replications, which share their random streams); "
-            f'table as <a href="{html.escape(folder.name)}/claims.csv">claims.csv</a>.</p>'
-            + _claims_table(claims)
-        )
+        for origin, title in (("paper", "claims of the paper"), ("check", "of congsim's own checks")):
+            part = claims[origins == origin]
+            if part.empty:
+                continue
+            holding = int((part["verdict"] == "holds").sum())
+            counts = part["verdict"].value_counts()
+            texts.append(
+                f"{holding} of {len(part)} {title.removeprefix('of ')} hold"
+                + "".join(f", {int(counts[v])} {v}" for v in ("not significant", "fails") if v in counts)
+            )
+            element_id = f' id="{html.escape(anchor)}-claims"' if origin == "paper" or len(texts) == 1 else ""
+            parts.append(
+                f"<p{element_id}>{holding} of {len(part)} {title} hold with 95 % confidence (paired over "
+                "replications, which share their random streams); "
+                f'table as <a href="{html.escape(folder.name)}/claims.csv">claims.csv</a>.</p>'
+                + _claims_table(part)
+            )
+        claims_text = "; ".join(texts)
     if study is not None and study.notes:
         parts.append(f'<p class="meta">{html.escape(study.notes)}</p>')
     if (folder / "traces" / "flow_series.parquet").exists():

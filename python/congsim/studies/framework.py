@@ -107,6 +107,30 @@ class Claim:
     bound: float | None = None
     #: Compare this constant (times `factor`) instead of `lhs` (then give `lhs={}`).
     lhs_bound: float | None = None
+    #: The metric of the right side, when it is not `metric` (Reno's throughput against SACK's).
+    rhs_metric: str | None = None
+    #: An equivalence instead of an ordering: the claim holds when the CI of the ratio of the
+    #: means `lhs / rhs` lies inside `(low, high)`, fails when it lies wholly outside, and is
+    #: not significant otherwise ("not affected": about (0.95, 1.05)). `factor` is not used.
+    ratio_between: tuple[float, float] | None = None
+    #: `paper`: a statement of the paper, with its words in `source`; `check`: congsim's own
+    #: mechanism check or an expectation the paper does not state.
+    origin: str = "paper"
+    #: The paper's sentence the claim checks (quoted from the seed).
+    source: str = ""
+    #: Why the claim does not hold here, where that is known (a deviation, a set-up the paper
+    #: leaves unknown, a mechanism); shown beside a claim that does not hold.
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.origin not in CLAIM_ORIGINS:
+            raise ValueError(f"{self.description!r}: origin must be one of {CLAIM_ORIGINS}")
+        if self.origin == "paper" and not self.source:
+            raise ValueError(f"{self.description!r}: a claim of the paper quotes its source sentence")
+
+
+#: Where a claim comes from: the paper, or congsim's own checks.
+CLAIM_ORIGINS = ("paper", "check")
 
 
 #: Columns of a study's comparison table (also when it has no reference rows), before the
@@ -415,7 +439,7 @@ class Study:
             rhs = (
                 pd.Series(claim.bound, index=index)
                 if claim.bound is not None
-                else self._per_replication(by_metric, claim.metric, claim.rhs, what)
+                else self._per_replication(by_metric, claim.rhs_metric or claim.metric, claim.rhs, what)
             )
             sides = {"lhs": lhs, "rhs": rhs}
             paired = pd.concat(sides, axis=1, join="inner").dropna()
@@ -423,13 +447,21 @@ class Study:
             n = len(paired)
             t = student_t_quantile(0.975, n - 1) if n > 1 else float("nan")
             diff_mean, _, diff_high = _interval(claim.factor * a - b, t)
-            if diff_high < 0:
+            ratio, ratio_low, ratio_high = _paired_ratio(a, b, t)
+            if claim.ratio_between is not None:
+                low, high = claim.ratio_between
+                if low <= ratio_low and ratio_high <= high:
+                    verdict = "holds"
+                elif ratio_high < low or ratio_low > high:
+                    verdict = "fails"
+                else:
+                    verdict = "not significant"
+            elif diff_high < 0:
                 verdict = "holds"
             elif diff_mean < 0:
                 verdict = "not significant"
             else:
                 verdict = "fails"
-            ratio, ratio_low, ratio_high = _paired_ratio(a, b, t)
             (lhs_mean, lhs_low, lhs_high), (rhs_mean, rhs_low, rhs_high) = _interval(a, t), _interval(b, t)
             rows.append(
                 {
@@ -449,6 +481,9 @@ class Study:
                     "ratio_ci_low": ratio_low,
                     "ratio_ci_high": ratio_high,
                     "verdict": verdict,
+                    "origin": claim.origin,
+                    "source": claim.source,
+                    "note": claim.note,
                 }
             )
         frame: pd.DataFrame = pd.DataFrame(rows)
@@ -479,8 +514,24 @@ SCORE_COLUMNS = [
     "claims_hold",
     "claims_not_significant",
     "claims_fail",
+    "checks",
+    "checks_hold",
+    "checks_not_significant",
+    "checks_fail",
     "replications",
 ]
+
+
+def claim_origins(claims: pd.DataFrame) -> pd.Series:
+    """Each claim's origin (`paper` or `check`); claims stored before claims had one are the
+    paper's."""
+    import pandas as pd
+
+    if "origin" in claims:
+        origins: pd.Series = claims["origin"].fillna("paper").astype(str)
+    else:
+        origins = pd.Series("paper", index=claims.index)
+    return origins
 
 
 def score_row(outcome: StudyOutcome) -> dict[str, object]:
@@ -503,13 +554,18 @@ def score_row(outcome: StudyOutcome) -> dict[str, object]:
             "replications": int(rows["n"].max()) if len(rows) else "",
         }
     if outcome.claims is not None and not outcome.claims.empty:
-        counts = outcome.claims["verdict"].value_counts()
-        row |= {
-            "claims": len(outcome.claims),
-            "claims_hold": int(counts.get("holds", 0)),
-            "claims_not_significant": int(counts.get("not significant", 0)),
-            "claims_fail": int(counts.get("fails", 0)),
-        }
+        # The paper's claims (`claims*`) and congsim's own checks (`checks*`), apart.
+        for origin, prefix in (("paper", "claims"), ("check", "checks")):
+            of_origin = outcome.claims[claim_origins(outcome.claims) == origin]
+            if of_origin.empty:
+                continue
+            counts = of_origin["verdict"].value_counts()
+            row |= {
+                prefix: len(of_origin),
+                f"{prefix}_hold": int(counts.get("holds", 0)),
+                f"{prefix}_not_significant": int(counts.get("not significant", 0)),
+                f"{prefix}_fail": int(counts.get("fails", 0)),
+            }
         if row["replications"] == "":
             row["replications"] = int(outcome.claims["n"].max())
     return row
