@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 
+import pandas as pd
 import pytest
 from conftest import run_congsim
 
@@ -73,3 +74,32 @@ def test_report_of_an_empty_folder_is_one_error_line(tmp_path, cli):
     done = run_congsim("report", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr == f"error: {tmp_path}: no reproduced studies here (run congsim reproduce first)\n"
+
+
+def test_reference_tables_are_laid_out_as_the_paper_prints_them():
+    """goyal1996's Tables 1-4 as printed: a row per configuration, a column per drop policy, each
+    cell the paper's number over ours, coloured by the verdict."""
+    from congsim.report import _paper_tables
+
+    comparison = pd.DataFrame(
+        {
+            "table": ["T3", "T3", "T3", "T4"],
+            "label": ["LAN-5-1000", "LAN-5-1000", "WAN-5-12000", "LAN-5-1000"],
+            "atm.policy": ["tail_drop", "epd", "tail_drop", "epd"],
+            "metric": ["efficiency", "efficiency", "efficiency", "fairness"],
+            "reference": [0.53, 0.97, 0.61, 0.99],
+            "mean": [0.51, 0.97, 0.82, 0.98],
+            "ci_low": [0.45, 0.96, 0.80, 0.97],
+            "ci_high": [0.56, 0.98, 0.83, 0.99],
+            "verdict": ["inconclusive", "agrees", "differs", "agrees"],
+            "scored": [True, True, True, True],
+        }
+    )
+    page = _paper_tables(comparison, ("label", "atm.policy"), "study-x")
+    assert page.count("<table>") == 2 and '<h3 id="study-x-table-T3">Table 3</h3>' in page
+    table3 = page.split('id="study-x-table-T3"')[1].split("</table>")[0]
+    assert "<th>label</th><th>tail_drop</th><th>epd</th>" in table3
+    rows = re.findall(r"<tr>(.*?)</tr>", table3.split("<tbody>")[1])
+    assert [re.findall(r'<td class="(\w+)"', r) for r in rows] == [["inconclusive", "agrees"], ["differs"]]
+    # A configuration the table does not print leaves its cell empty.
+    assert rows[1].endswith("<td></td>") and "0.61<br>" in rows[1] and "0.82 [0.8, 0.83]" in rows[1]

@@ -125,8 +125,10 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
     time."""
     import pandas as pd
 
-    figures = []
+    figures: list[tuple[str, Figure]] = []
     flows = pd.read_parquet(traces / "flow_series.parquet")
+    if flows.empty:  # only random transfers (lima2002): no declared flow to follow
+        return figures + _queue_figures(traces)
     total = flows.groupby("time_s", sort=True)["throughput_bps"].sum() / 1e6
     fig = _new_figure()
     ax = fig.add_subplot()
@@ -144,8 +146,14 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
     ax.set_yscale("log")
     ax.legend(fontsize=7)
     figures.append(("Congestion window of the first flows", fig))
-    # The busiest queue: an IP link's in packets, else an ATM switch port's in cells (a host's
-    # adapter holds what its source may not send yet, not a network queue).
+    return figures + _queue_figures(traces)
+
+
+def _queue_figures(traces: Path) -> list[tuple[str, Figure]]:
+    """The busiest queue over time: an IP link's in packets, else an ATM switch port's in cells
+    (a host's adapter holds what its source may not send yet, not a network queue)."""
+    import pandas as pd
+
     for name, column, unit in (
         ("link_series", "queue_packets", "packets"),
         ("atm_series", "queue_cells", "cells"),
@@ -163,9 +171,8 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
         ax.step(one["time_s"], one[column], where="post")
         ax.set_xlabel("time (s)")
         ax.set_ylabel(f"queue on {busiest} ({unit})")
-        figures.append((f"Queue length on {busiest}", fig))
-        break
-    return figures
+        return [(f"Queue length on {busiest}", fig)]
+    return []
 
 
 def point_figures(points: Path, by: str) -> list[tuple[str, Figure]]:
@@ -277,6 +284,80 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _axis_value(value: object) -> str:
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
+
+
+def _column_title(column: tuple[str, str], one_metric: bool, one_value: bool) -> str:
+    """A paper-shaped table's column heading: its axis value, its metric, or both."""
+    value, metric = column
+    if one_value or not value:
+        return metric
+    return value if one_metric else f"{value} · {metric}"
+
+
+def _paper_cell(cell: dict[Any, Any] | None) -> str:
+    """The paper's number over ours with its 95 % CI, coloured by the verdict."""
+    if cell is None:
+        return "<td></td>"
+    verdict = html.escape(str(cell["verdict"]))
+    ours = f"{float(cell['mean']):.3g} [{float(cell['ci_low']):.3g}, {float(cell['ci_high']):.3g}]"
+    unscored = " (unscored)" if str(cell.get("scored", "True")) == "False" else ""
+    return (
+        f'<td class="{verdict}" title="{verdict}">{float(cell["reference"]):.4g}<br>'
+        f'<span class="meta">{html.escape(ours)}{unscored}</span></td>'
+    )
+
+
+def _paper_tables(comparison: pd.DataFrame, layout: tuple[str, str | None], anchor: str) -> str:
+    """Each reference table laid out as the paper prints it: a row per value of the row axis, a
+    column per value of the column axis (and metric, where a table prints several), each cell
+    the paper's number over ours with its 95 % CI, coloured by the verdict."""
+    import re
+
+    row_axis, column_axis = layout
+    out = []
+    for table_id, table in comparison.groupby("table", sort=False):
+        records: list[dict[Any, Any]] = table.to_dict("records")
+        keyed = [
+            (
+                _axis_value(r[row_axis]),
+                (_axis_value(r[column_axis]) if column_axis else "", str(r["metric"])),
+                r,
+            )
+            for r in records
+        ]
+        rows = list(dict.fromkeys(row for row, _, _ in keyed))
+        columns = list(dict.fromkeys(column for _, column, _ in keyed))
+        cells: dict[tuple[str, tuple[str, str]], dict[Any, Any]] = {}
+        for row, column, record in keyed:
+            cells.setdefault((row, column), record)
+        one_metric = len({metric for _, metric in columns}) == 1
+        one_value = len({value for value, _ in columns}) == 1
+        titles = "".join(f"<th>{html.escape(_column_title(c, one_metric, one_value))}</th>" for c in columns)
+        body = "".join(
+            f'<tr><td style="text-align:left">{html.escape(row)}</td>'
+            + "".join(_paper_cell(cells.get((row, column))) for column in columns)
+            + "</tr>"
+            for row in rows
+        )
+        name = str(table_id)
+        heading = f"Table {name[1:]}" if name[:1] == "T" and name[1:].isdigit() else name
+        element_id = html.escape(f"{anchor}-table-" + re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-"))
+        out.append(
+            f'<h3 id="{element_id}">{html.escape(heading)}</h3>'
+            f"<table><thead><tr><th>{html.escape(row_axis)}</th>{titles}</tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+        )
+    if not out:
+        return ""
+    legend = (
+        '<p class="meta">Each cell: the paper\'s number, then ours with its 95 % CI; green agrees '
+        "(the CI inside the band), amber inconclusive, red differs.</p>"
+    )
+    return legend + "".join(out)
+
+
 def _claims_table(claims: pd.DataFrame) -> str:
     columns = ("claim", "left side (95 % CI)", "right side (95 % CI)", "ratio (95 % CI)", "verdict")
     head = "".join(f"<th>{c}</th>" for c in columns)
@@ -352,8 +433,18 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
             f"{html.escape(baseline)} "
             f'<span class="meta">Reference: {source}; table as '
             f'<a href="{html.escape(folder.name)}/comparison.csv">comparison.csv</a></span></p>'
-            f"{_table(comparison, axes)}"
         )
+        shaped = ""
+        if study is not None and study.layout is not None and "table" in comparison:
+            shaped = _paper_tables(comparison, study.layout, anchor)
+        if shaped:
+            # The paper's tables as printed, then every row in one long table, folded.
+            parts.append(
+                shaped + "<details><summary>Every compared value in one table</summary>"
+                f"{_table(comparison, axes)}</details>"
+            )
+        else:
+            parts.append(_table(comparison, axes))
         figures += [
             (f"{m} against the reference", metric_figure(comparison, axes, m))
             for m in dict.fromkeys(comparison["metric"])

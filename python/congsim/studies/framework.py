@@ -148,6 +148,7 @@ MEASURED_COLUMNS = [
     "source",
     "scored",
     "note",
+    "table",
 ]
 
 #: The verdicts on a compared value (`judge`); `missing` marks a reference with no run.
@@ -321,6 +322,9 @@ class Study:
     #: Reference rows with this `label` are column averages: they compare with the mean over
     #: every label of the configurations their other axes name (seed 000's tables).
     average_label: str | None = None
+    #: How the paper lays out its tables: the axis of the rows, and that of the columns (None:
+    #: one column per metric). The report then shows each reference table as printed.
+    layout: tuple[str, str | None] | None = None
 
     def plan_path(self) -> Path:
         assert self.plan is not None
@@ -351,6 +355,7 @@ class Study:
             low, high = spec.band(value, printed_unit(ref["value"]))
             row: dict[str, object] = {axis: ref.get(axis, "") for axis in axes}
             row |= {"metric": ref["metric"], "reference": value, "band_low": low, "band_high": high}
+            row["table"] = ref.get("table", "")
             # A printed number compared a second time (another reading of an unstated set-up,
             # or a configuration the paper prints twice) is shown but not scored.
             row |= {"scored": ref.get("scored", "yes") != "no", "note": ref.get("note", "")}

@@ -129,6 +129,7 @@ STUDY = Study(
         "fairness": Metric("summary", "jain_index", 1.0, "Jain fairness index of the N flows", upper=1.0),
     },
     claims=tuple(_goyal_claims()),
+    layout=("label", "atm.policy"),
     average_label="average",
     notes=(
         "The N-source configuration as spec atm.md 8.1 reads seed 000: 155.52 Mbps cells "

@@ -116,6 +116,7 @@ STUDY = Study(
         "fairness": Metric("summary", "jain_index", 1.0, "Jain fairness index", upper=1.0),
     },
     claims=tuple(_jain_claims()),
+    layout=("label", None),
     notes=(
         "Seed 001 on spec atm.md 8.2's reading: 155.52 Mbps cells, infinite buffers, modified "
         "ERICA (one ER per VC per interval, the slow-VC clamp, the max-min step inside the "

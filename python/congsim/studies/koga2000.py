@@ -131,6 +131,7 @@ STUDY = Study(
         "sack_mbps": Metric("summary", "total_goodput_bps_sack", 1e-6, "the 10 SACK flows' throughput"),
     },
     claims=tuple(_koga_claims()),
+    layout=("label", "tcp.variant"),
     trace_points_by="label",
     notes=(
         "Node 1 is ns-2's CBQ as the paper set it up (CBR 30 % at priority 1, TCP 70 % at "
