@@ -286,8 +286,11 @@ def test_the_scores_table_is_the_last_runs_and_matches_the_studies() -> None:
     with open(ROOT / "docs" / "scores.csv", newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         assert reader.fieldnames == SCORE_COLUMNS
-        rows = {row["study"]: row for row in reader}
+        everything = list(reader)
+    rows = {row["study"]: row for row in everything if not row["variant"]}
     assert list(rows) == [name for name, study in STUDIES.items() if not study.pending]
+    variants = [(row["study"], row["variant"]) for row in everything if row["variant"]]
+    assert variants == [(name, v.name) for name, study in STUDIES.items() for v in study.variants]
     for name, row in rows.items():
         study = STUDIES[name]
         scored = [r for r in study.reference_rows() if r.get("scored", "yes") != "no"]

@@ -56,11 +56,18 @@ def test_reproduce_all_names_what_is_pending_and_beats_trivial_baselines(cli, tm
     summary = done.stdout[done.stdout.rindex("Summary") :]
     assert "values agree" in summary and "a constant per variant" in summary
     scores = pd.read_csv(tmp_path / "scores.csv")
-    assert list(scores["study"]) == [n for n, s in STUDIES.items() if not s.pending]
+    defaults = scores[scores["variant"].isna()]
+    assert list(defaults["study"]) == [n for n, s in STUDIES.items() if not s.pending]
+    # Each variant is run and scored beside its study's default.
+    variants = scores[scores["variant"].notna()]
+    assert list(zip(variants["study"], variants["variant"], strict=True)) == [
+        (n, v.name) for n, s in STUDIES.items() for v in s.variants
+    ]
+    assert "variant bugfix-off (tcp.ns2_bugfix = false)" in done.stdout
     for name, study in STUDIES.items():
         if not study.pending:
             assert name in summary, name
-    sisalem = scores.set_index("study").loc["sisalem1995"]
+    sisalem = defaults.set_index("study").loc["sisalem1995"]
     assert (sisalem["claims"], sisalem["checks"]) == (3, 14), "the paper's claims, then the own checks"
     uninformative: set[str] = set()
     for name, study in STUDIES.items():
@@ -202,6 +209,15 @@ def test_koga2000_tables_and_orderings(cli, tmp_path):
     page = (tmp_path / "report.html").read_text()
     for case in ("only-tcp", "large-cbr", "multiple-cbr", "fluctuation", "burst"):
         assert f"Total TCP throughput over time: {case}" in page
+    # Tables 1-7 as printed, and the era-faithful variant beside the default: with bugFix_ off
+    # Reno's fast recoveries come near the paper's 520 (half that by default).
+    assert all(f'id="study-koga2000-table-T{t}"' in page for t in range(1, 8))
+    assert '<h3 id="study-koga2000-variants">' in page and "<b>bugfix-off</b>" in page
+    assert "variant bugfix-off (tcp.ns2_bugfix = false)" in done.stdout
+    variant = pd.read_csv(tmp_path / "koga2000" / "variants" / "bugfix-off" / "comparison.csv")
+    recoveries = variant[(variant["metric"] == "fast_recoveries") & (variant["tcp.variant"] == "reno")]
+    default = comparison[(comparison["metric"] == "fast_recoveries") & (comparison["tcp.variant"] == "reno")]
+    assert (recoveries["mean"].to_numpy() > 1.4 * default["mean"].to_numpy()).all(), recoveries
 
 
 def test_goyal1996_tables_and_conclusions(cli, tmp_path):
@@ -210,7 +226,8 @@ def test_goyal1996_tables_and_conclusions(cli, tmp_path):
     discarding whole frames, Selective Drop not sparing VCs under their share), AAL5 (damaged
     frames delivered) or a full buffer whose freed places all go to one VC (plain UBR with FRR
     then keeps 0.88 of a LAN) moves these verdicts."""
-    done = run_congsim("reproduce", "goyal1996", "--out", str(tmp_path), timeout=900)
+    # Its two variants would triple the run time; reproduce all runs them (one replication).
+    done = run_congsim("reproduce", "goyal1996", "--no-variants", "--out", str(tmp_path), timeout=900)
     assert done.returncode == 0, done.stderr
     comparison = pd.read_csv(tmp_path / "goyal1996" / "comparison.csv")
     assert len(comparison) == 144
@@ -229,7 +246,13 @@ def test_goyal1996_tables_and_conclusions(cli, tmp_path):
     # The report draws the ATM network's busiest queue (in cells: it has no IP link).
     report = run_congsim("report", str(tmp_path))
     assert report.returncode == 0, report.stderr
-    assert "Queue length on " in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "Queue length on " in page
+    # Tables 1-4 as the paper prints them: a row per network and the average, a column per policy.
+    for t in range(1, 5):
+        table = page.split(f'id="study-goyal1996-table-T{t}"')[1].split("</table>")[0]
+        assert "<th>tail_drop</th><th>epd</th><th>selective_drop</th><th>fba</th>" in table
+        assert table.count("<tr>") == 1 + 9, "the header, eight networks and the average"
 
 
 def test_jain1996_buffers_and_divergence(cli, tmp_path):

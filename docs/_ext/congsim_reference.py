@@ -390,9 +390,10 @@ def scores_table(path: Path) -> str:
             outcomes = " / ".join(row[f"{prefix}_{k}"] for k in ("hold", "not_significant", "fail"))
             return f"{outcomes} of {row[prefix]}"
 
+        name = f"`{row['study']}`" + (f" variant `{row['variant']}`" if row["variant"] else "")
         informative = row["informative"].replace(" ", ", ") or ("none" if row["compared"] else dash)
         out.append(
-            f"| `{row['study']}` | {of('agrees')} | {row['inconclusive'] or dash} | "
+            f"| {name} | {of('agrees')} | {row['inconclusive'] or dash} | "
             f"{row['differs'] or dash} | {of('constant_agrees')} | {of('variant_agrees')} | "
             f"{informative} | {claims('claims')} | {claims('checks')} | {row['replications']} |"
         )

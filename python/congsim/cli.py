@@ -9,6 +9,7 @@ line is Click's: Typer, which we used first, imports pydantic to coerce argument
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -257,9 +258,16 @@ def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, sche
 )
 @click.option("--replications", type=int, help="Replications (default: the study's).")
 @click.option("--workers", type=int, help="Parallel runs (default: all cores).")
-def reproduce(study: str, out: Path, replications: int | None, workers: int | None) -> None:
+@click.option(
+    "--variants/--no-variants",
+    default=True,
+    show_default=True,
+    help="Also run each study's variants (other set-ups the paper may have used) beside its default.",
+)
+def reproduce(study: str, out: Path, replications: int | None, workers: int | None, variants: bool) -> None:
     """Run the registered STUDY (or all): each reference value beside ours (CI, band, verdict),
-    and each claim of the paper checked with 95 % confidence."""
+    and each claim of the paper checked with 95 % confidence; then each of the study's
+    variants, summed up beside it."""
     from rich.console import Console
 
     from congsim.studies import STUDIES
@@ -286,12 +294,19 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
                 _print_comparison(console, outcome.comparison, outcome.axes)
                 if outcome.claims is not None and not outcome.claims.empty:
                     _print_claims(console, outcome.claims)
+                _print_variants(console, outcome)
             rendered.append(capture.get())
 
         with _runs_bar(entry.name) as update:
             try:
                 result = reproduce_study(
-                    entry, out, replications, workers, on_progress=update, on_compared=render
+                    entry,
+                    out,
+                    replications,
+                    workers,
+                    on_progress=update,
+                    on_compared=render,
+                    variants=variants,
                 )
             except OSError as e:
                 _fail(f"{out / entry.name}: cannot write results: {e.strerror or e}")
@@ -310,15 +325,37 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
         _print_studies_summary(console, outcomes, out)
 
 
+def _print_variants(console: Console, outcome: StudyOutcome) -> None:
+    """A line per variant of the study: what it changes, why, and how it scores beside the
+    default (its tables are in `variants/<name>/`)."""
+    from congsim.studies.framework import score_rows
+
+    for variant_outcome, row in zip(outcome.variants, score_rows(outcome)[1:], strict=True):
+        variant = variant_outcome.variant
+        changes = ", ".join(f"{path} = {json.dumps(value)}" for path, value in variant.overrides.items())
+        parts = []
+        if row["compared"] != "":
+            parts.append(
+                f"{row['agrees']} of {row['compared']} values agree, {row['inconclusive']} inconclusive, "
+                f"{row['differs']} differ"
+            )
+        if row["claims"] != "":
+            parts.append(f"the paper's claims: {row['claims_hold']} of {row['claims']} hold")
+        console.print(
+            f"variant {variant.name} ({changes}): {'; '.join(parts)}. Why: {variant.why} "
+            f"Tables: {variant_outcome.folder}"
+        )
+
+
 def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: Path) -> None:
     """One line per study: its verdicts, the trivial predictors' on the same bands, its
     claims; also written as `scores.csv`."""
     import pandas as pd
     from rich.table import Table
 
-    from congsim.studies.framework import SCORE_COLUMNS, score_row
+    from congsim.studies.framework import SCORE_COLUMNS, score_rows
 
-    scores = pd.DataFrame([score_row(o) for o in outcomes], columns=SCORE_COLUMNS)
+    scores = pd.DataFrame([row for o in outcomes for row in score_rows(o)], columns=SCORE_COLUMNS)
     table = Table(title="Summary", show_lines=False)
     columns = ("study", "values agree", "inconclusive", "a constant", "a constant per variant")
     for column in (*columns, "the paper's claims", "own checks"):
@@ -341,7 +378,8 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
                 f"{row['checks_hold']} holds, {row['checks_not_significant']} not significant, "
                 f"{row['checks_fail']} fails"
             )
-        table.add_row(str(row["study"]), values, inconclusive, constant, variant, claims, checks)
+        name = f"{row['study']} [{row['variant']}]" if row["variant"] else str(row["study"])
+        table.add_row(name, values, inconclusive, constant, variant, claims, checks)
     console.print(table)
     try:
         scores.to_csv(out / "scores.csv", index=False)

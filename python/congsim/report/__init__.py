@@ -358,6 +358,48 @@ def _paper_tables(comparison: pd.DataFrame, layout: tuple[str, str | None], anch
     return legend + "".join(out)
 
 
+def _variants_list(folder: Path, study: Study | None) -> str:
+    """The study's variants (other set-ups run beside the default): what each changes, why,
+    and how it scores, with links to its tables."""
+    import pandas as pd
+
+    from congsim.studies.framework import claim_origins, scored_rows
+
+    root = folder / "variants"
+    if study is None or not root.is_dir():
+        return ""
+    items = []
+    for variant in study.variants:
+        where = root / variant.name
+        if not (where / "comparison.csv").exists():
+            continue
+        comparison = pd.read_csv(where / "comparison.csv")
+        scored = scored_rows(comparison) if not comparison.empty else comparison
+        counts = scored["verdict"].value_counts() if not scored.empty else pd.Series(dtype=int)
+        said = []
+        if not scored.empty:
+            said.append(
+                f"{int(counts.get('agrees', 0))} of {len(scored)} values agree, "
+                f"{int(counts.get('inconclusive', 0))} inconclusive, {int(counts.get('differs', 0))} differ"
+            )
+        base = f"{html.escape(folder.name)}/variants/{html.escape(variant.name)}"
+        links = f'<a href="{base}/comparison.csv">comparison.csv</a>'
+        if (where / "claims.csv").exists():
+            claims = pd.read_csv(where / "claims.csv")
+            paper = claims[claim_origins(claims) == "paper"]
+            said.append(
+                f"{int((paper['verdict'] == 'holds').sum())} of {len(paper)} claims of the paper hold"
+            )
+            links += f', <a href="{base}/claims.csv">claims.csv</a>'
+        changes = ", ".join(f"{path} = {json.dumps(value)}" for path, value in variant.overrides.items())
+        items.append(
+            f"<li><b>{html.escape(variant.name)}</b> ({html.escape(changes)}): "
+            f"{html.escape('; '.join(said))}. "
+            f'<span class="meta">{html.escape(variant.why)} Tables: {links}.</span></li>'
+        )
+    return f"<ul>{''.join(items)}</ul>" if items else ""
+
+
 def _claims_table(claims: pd.DataFrame) -> str:
     columns = ("claim", "left side (95 % CI)", "right side (95 % CI)", "ratio (95 % CI)", "verdict")
     head = "".join(f"<th>{c}</th>" for c in columns)
@@ -472,6 +514,10 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
                 + _claims_table(part)
             )
         claims_text = "; ".join(texts)
+    variants = _variants_list(folder, study)
+    if variants:
+        contents.append((f"{anchor}-variants", "variants"))
+        parts.append(f'<h3 id="{html.escape(anchor)}-variants">Variants</h3>{variants}')
     if study is not None and study.notes:
         parts.append(f'<p class="meta">{html.escape(study.notes)}</p>')
     if (folder / "traces" / "flow_series.parquet").exists():

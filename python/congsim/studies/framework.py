@@ -300,6 +300,18 @@ class _ByMetric:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """A set-up run beside a study's default where the evidence says the paper's simulator
+    differed from today's defaults, or the paper leaves a setting unknown: its comparison and
+    claims are reported beside the default's, never instead of them."""
+
+    name: str
+    #: Field paths and values applied to every run of the study's plan.
+    overrides: Mapping[str, Any]
+    why: str
+
+
+@dataclass(frozen=True)
 class Study:
     name: str
     title: str
@@ -322,6 +334,8 @@ class Study:
     #: Reference rows with this `label` are column averages: they compare with the mean over
     #: every label of the configurations their other axes name (seed 000's tables).
     average_label: str | None = None
+    #: Other set-ups the study runs and reports beside its default.
+    variants: tuple[Variant, ...] = ()
     #: How the paper lays out its tables: the axis of the rows, and that of the columns (None:
     #: one column per metric). The report then shows each reference table as printed.
     layout: tuple[str, str | None] | None = None
@@ -496,6 +510,16 @@ class Study:
 
 
 @dataclass
+class VariantOutcome:
+    """A variant's comparison and claims, stored in `<study>/variants/<name>/`."""
+
+    variant: Variant
+    folder: Path
+    comparison: pd.DataFrame
+    claims: pd.DataFrame | None
+
+
+@dataclass
 class StudyOutcome:
     study: Study
     folder: Path
@@ -503,11 +527,14 @@ class StudyOutcome:
     comparison: pd.DataFrame
     failures: dict[str, str]
     claims: pd.DataFrame | None = None
+    #: The study's variants, run beside the default (empty when asked not to).
+    variants: list[VariantOutcome] = field(default_factory=list)
 
 
 #: Columns of `scores.csv`, the line per study that `congsim reproduce all` ends with.
 SCORE_COLUMNS = [
     "study",
+    "variant",
     "compared",
     "agrees",
     "inconclusive",
@@ -539,15 +566,25 @@ def claim_origins(claims: pd.DataFrame) -> pd.Series:
     return origins
 
 
-def score_row(outcome: StudyOutcome) -> dict[str, object]:
-    """A study's line of `scores.csv`: its verdicts on the scored reference values, the
-    trivial predictors' agreements on the same bands, the metric families where ours beat the
-    constant, and its claims."""
+def score_rows(outcome: StudyOutcome) -> list[dict[str, object]]:
+    """A study's lines of `scores.csv`: its default set-up's, then each variant's."""
+    rows = [_score_row(outcome.study.name, "", outcome.comparison, outcome.claims)]
+    rows += [_score_row(outcome.study.name, v.variant.name, v.comparison, v.claims) for v in outcome.variants]
+    return rows
+
+
+def _score_row(
+    study: str, variant: str, comparison: pd.DataFrame, claims: pd.DataFrame | None
+) -> dict[str, object]:
+    """One line of `scores.csv`: the verdicts on the scored reference values, the trivial
+    predictors' agreements on the same bands, the metric families where ours beat the
+    constant, and the claims."""
     row: dict[str, object] = dict.fromkeys(SCORE_COLUMNS, "")
-    row["study"] = outcome.study.name
-    if not outcome.comparison.empty:
-        score = baseline_score(outcome.comparison)
-        rows = scored_rows(outcome.comparison)
+    row["study"] = study
+    row["variant"] = variant
+    if not comparison.empty:
+        score = baseline_score(comparison)
+        rows = scored_rows(comparison)
         row |= {
             "compared": score.compared,
             "agrees": score.ours,
@@ -558,10 +595,10 @@ def score_row(outcome: StudyOutcome) -> dict[str, object]:
             "informative": " ".join(score.informative),
             "replications": int(rows["n"].max()) if len(rows) else "",
         }
-    if outcome.claims is not None and not outcome.claims.empty:
+    if claims is not None and not claims.empty:
         # The paper's claims (`claims*`) and congsim's own checks (`checks*`), apart.
         for origin, prefix in (("paper", "claims"), ("check", "checks")):
-            of_origin = outcome.claims[claim_origins(outcome.claims) == origin]
+            of_origin = claims[claim_origins(claims) == origin]
             if of_origin.empty:
                 continue
             counts = of_origin["verdict"].value_counts()
@@ -572,7 +609,7 @@ def score_row(outcome: StudyOutcome) -> dict[str, object]:
                 f"{prefix}_fail": int(counts.get("fails", 0)),
             }
         if row["replications"] == "":
-            row["replications"] = int(outcome.claims["n"].max())
+            row["replications"] = int(claims["n"].max())
     return row
 
 
@@ -595,12 +632,14 @@ def reproduce(
     workers: int | None = None,
     on_progress: Progress | None = None,
     on_compared: Compared | None = None,
+    variants: bool = True,
 ) -> StudyOutcome:
     """Runs a registered study into `out/<name>` (resuming), compares it with its reference,
     writes `comparison.csv`, and stores a traced run of the plan's first configuration
     (`traces/flow_series.parquet`, `traces/link_series.parquet`) for the report's time series;
     with `trace_points_by`, one of every configuration too. The traced runs share the worker
-    processes of the sweep's runs."""
+    processes of the sweep's runs. With `variants`, each of the study's variants is run too,
+    into `out/<name>/variants/<variant>/`, and compared the same way."""
     from dataclasses import replace
 
     from congsim.sweep import load_plan, run_sweep
@@ -624,7 +663,11 @@ def reproduce(
         traced.append(
             (where, Task(str(index), plan.scenario_text, plan.scenario_source, text, 0, run.params))
         )
-    total = len(plan.runs()) + len(traced)
+    variant_plans = [
+        (variant, replace(plan, fixed={**plan.fixed, **variant.overrides}))
+        for variant in (study.variants if variants else ())
+    ]
+    total = len(plan.runs()) + sum(len(p.runs()) for _, p in variant_plans) + len(traced)
     report = on_progress or (lambda *_: None)
     done = 0
     failures: dict[str, str] = {}
@@ -657,6 +700,27 @@ def reproduce(
             comparison.to_csv(folder / "comparison.csv", index=False)
         if claims is not None and study.claims:
             claims.to_csv(folder / "claims.csv", index=False)
+        variant_outcomes = []
+        for variant, variant_plan in variant_plans:
+            where = folder / "variants" / variant.name
+
+            def progress(runs_done: int, _total: int, failed: int, base: int = done) -> None:
+                report(base + runs_done, total, failed)
+
+            variant_sweep = run_sweep(variant_plan, where, workers, on_progress=progress)
+            done += len(variant_plan.runs())
+            failures |= {f"{variant.name}: {key}": error for key, error in variant_sweep.failures.items()}
+            if variant_sweep.failures:
+                continue
+            variant_results = variant_sweep.results()
+            variant_comparison = study.compare(
+                variant_sweep.statistics(), variant_plan.parameters, variant_results
+            )
+            variant_comparison.to_csv(where / "comparison.csv", index=False)
+            variant_claims = study.check_claims(variant_results) if study.claims else None
+            if variant_claims is not None:
+                variant_claims.to_csv(where / "claims.csv", index=False)
+            variant_outcomes.append(VariantOutcome(variant, where, variant_comparison, variant_claims))
         import pandas as pd  # loaded already by the statistics; here for the type
 
         outcome = StudyOutcome(
@@ -666,6 +730,7 @@ def reproduce(
             comparison if comparison is not None else pd.DataFrame(),
             dict(failures),
             claims,
+            variant_outcomes,
         )
         if on_compared is not None:
             on_compared(outcome)

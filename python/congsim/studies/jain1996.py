@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from congsim.studies.framework import Claim, Metric, Study
+from congsim.studies.framework import Claim, Metric, Study, Variant
 
 #: The seed's words each claim checks.
 FOUR_RTT = "For modified ERICA, 4 * RTT buffers are sufficient"
@@ -117,6 +117,14 @@ STUDY = Study(
     },
     claims=tuple(_jain_claims()),
     layout=("label", None),
+    variants=(
+        Variant(
+            "delta-0",
+            {"atm.erica.delta": 0.0},
+            "the seed does not print ERICA's overload band delta (deviation D29); the default 0.1 "
+            "is the ERICA papers', delta = 0 the formula without the band.",
+        ),
+    ),
     notes=(
         "Seed 001 on spec atm.md 8.2's reading: 155.52 Mbps cells, infinite buffers, modified "
         "ERICA (one ER per VC per interval, the slow-VC clamp, the max-min step inside the "
