@@ -59,8 +59,9 @@ def _new_figure() -> Figure:
 
 
 def metric_figure(comparison: pd.DataFrame, axes: list[str], metric: str) -> Figure:
-    """Ours (mean, 95 % CI) against the reference: over the last axis, one line per value of the
-    other axes, when that axis is numeric; otherwise one point per configuration."""
+    """Ours (mean, 95 % CI) against the reference and its agreement band (shaded): over the last
+    axis, one line per value of the other axes, when that axis is numeric; otherwise one point
+    per configuration."""
     import pandas as pd
 
     data = comparison[comparison["metric"] == metric]
@@ -90,6 +91,7 @@ def metric_figure(comparison: pd.DataFrame, axes: list[str], metric: str) -> Fig
                 color=line[0].get_color(),
                 label=f"reference {name}".strip(),
             )
+            ax.fill_between(x, group["band_low"], group["band_high"], color=line[0].get_color(), alpha=0.12)
         values = sorted(set(numeric))
         if values[0] > 0 and values[-1] / values[0] > 8:
             ax.set_xscale("log", base=2)
@@ -114,6 +116,15 @@ def metric_figure(comparison: pd.DataFrame, axes: list[str], metric: str) -> Fig
             label="congsim",
         )
         ax.plot(x, data["reference"], linestyle="none", marker="s", fillstyle="none", label="reference")
+        ax.bar(
+            x,
+            data["band_high"] - data["band_low"],
+            bottom=data["band_low"],
+            width=0.6,
+            color="grey",
+            alpha=0.2,
+            label="agreement band",
+        )
         ax.set_xticks(x, names, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel(metric)
     ax.legend(fontsize=7)
