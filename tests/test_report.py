@@ -33,6 +33,11 @@ def test_report_is_self_contained_with_tables_and_figures(reproduced, cli):
     cells = r"<td>\d+ of 20 agree, \d+ inconclusive</td><td>\d+ of 20, per variant \d+</td><td>none</td>"
     assert re.search(cells, summary), summary
     assert '<section id="study-dumbbell-buffers">' in page
+    # Every traced figure names the configuration and the replication it shows.
+    captions = re.findall(r"<h3>((?:Total throughput|Congestion window|Queue length)[^<]*)</h3>", page)
+    assert len(captions) == 3 and all(
+        c.endswith("; replication 0)") and "tcp.variant = " in c for c in captions
+    )
     assert "dumbbell-buffers" in page and "agrees" in page
     # Each section lists its parts, every link inside the page has a target, and the table
     # behind each comparison is one link away.

@@ -139,7 +139,7 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
     figures: list[tuple[str, Figure]] = []
     flows = pd.read_parquet(traces / "flow_series.parquet")
     if flows.empty:  # only random transfers (lima2002): no declared flow to follow
-        return figures + _queue_figures(traces)
+        return _traced_run_named(traces, _queue_figures(traces))
     total = flows.groupby("time_s", sort=True)["throughput_bps"].sum() / 1e6
     fig = _new_figure()
     ax = fig.add_subplot()
@@ -157,7 +157,18 @@ def trace_figures(traces: Path) -> list[tuple[str, Figure]]:
     ax.set_yscale("log")
     ax.legend(fontsize=7)
     figures.append(("Congestion window of the first flows", fig))
-    return figures + _queue_figures(traces)
+    return _traced_run_named(traces, figures + _queue_figures(traces))
+
+
+def _traced_run_named(traces: Path, figures: list[tuple[str, Figure]]) -> list[tuple[str, Figure]]:
+    """The figures of the traced run, each caption naming its configuration and replication."""
+    path = traces / "configuration.json"
+    params = json.loads(path.read_text()) if path.exists() else {}
+    # Flow counts only shape a labelled configuration (jain1996's N5 leaves flows out): the
+    # label names it.
+    setting = ", ".join(f"{k} = {v}" for k, v in params.items() if v is not None and not k.endswith(".count"))
+    suffix = f" ({setting + '; ' if setting else ''}replication 0)"
+    return [(caption + suffix, fig) for caption, fig in figures]
 
 
 def _queue_figures(traces: Path) -> list[tuple[str, Figure]]:
@@ -210,7 +221,7 @@ def point_figures(points: Path, by: str) -> list[tuple[str, Figure]]:
         ax.set_xlabel("time (s)")
         ax.set_ylabel("total TCP throughput (Mbps)")
         ax.legend(fontsize=7)
-        figures.append((f"Total TCP throughput over time: {value}", fig))
+        figures.append((f"Total TCP throughput over time: {value} (replication 0 of each)", fig))
     return figures
 
 
