@@ -361,24 +361,22 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
     for column in (*columns, "the paper's claims", "own checks"):
         table.add_column(column)
     for row in scores.to_dict("records"):
-        values = inconclusive = constant = variant = claims = checks = "-"
+        values = inconclusive = constant = variant = "-"
         if row["compared"] != "":
             values = f"{row['agrees']} of {row['compared']}"
             inconclusive = str(row["inconclusive"])
             constant = f"{row['constant_agrees']} of {row['compared']}"
             if row["variant_agrees"] != "":
                 variant = f"{row['variant_agrees']} of {row['compared']}"
-        if row["claims"] != "":
-            claims = (
-                f"{row['claims_hold']} holds, {row['claims_not_significant']} not significant, "
-                f"{row['claims_fail']} fails"
-            )
-        if row["checks"] != "":
-            checks = (
-                f"{row['checks_hold']} holds, {row['checks_not_significant']} not significant, "
-                f"{row['checks_fail']} fails"
-            )
-        name = f"{row['study']} [{row['variant']}]" if row["variant"] else str(row["study"])
+        claims, checks = (
+            f"{row[f'{p}_hold']} holds, {row[f'{p}_not_significant']} not significant, "
+            f"{row[f'{p}_fail']} fails"
+            if row[p] != ""
+            else "-"
+            for p in ("claims", "checks")
+        )
+        # Not in square brackets: rich would take "[name]" for markup and drop it.
+        name = f"{row['study']} (variant {row['variant']})" if row["variant"] else str(row["study"])
         table.add_row(name, values, inconclusive, constant, variant, claims, checks)
     console.print(table)
     try:

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
+    from congsim.sweep.runner import SweepOutcome
+
 DATA = files("congsim.studies") / "data"
 
 
@@ -692,14 +694,9 @@ def reproduce(
         )
         done = len(plan.runs())
         failures |= sweep.failures
-        statistics = sweep.statistics() if not sweep.failures else None
-        results = sweep.results() if statistics is not None else None
-        comparison = study.compare(statistics, plan.parameters, results) if statistics is not None else None
-        claims = study.check_claims(results) if results is not None else None
-        if comparison is not None:
-            comparison.to_csv(folder / "comparison.csv", index=False)
-        if claims is not None and study.claims:
-            claims.to_csv(folder / "claims.csv", index=False)
+        comparison, claims = (
+            _judge(study, sweep, plan.parameters, folder) if not sweep.failures else (None, None)
+        )
         variant_outcomes = []
         for variant, variant_plan in variant_plans:
             where = folder / "variants" / variant.name
@@ -710,17 +707,9 @@ def reproduce(
             variant_sweep = run_sweep(variant_plan, where, workers, on_progress=progress)
             done += len(variant_plan.runs())
             failures |= {f"{variant.name}: {key}": error for key, error in variant_sweep.failures.items()}
-            if variant_sweep.failures:
-                continue
-            variant_results = variant_sweep.results()
-            variant_comparison = study.compare(
-                variant_sweep.statistics(), variant_plan.parameters, variant_results
-            )
-            variant_comparison.to_csv(where / "comparison.csv", index=False)
-            variant_claims = study.check_claims(variant_results) if study.claims else None
-            if variant_claims is not None:
-                variant_claims.to_csv(where / "claims.csv", index=False)
-            variant_outcomes.append(VariantOutcome(variant, where, variant_comparison, variant_claims))
+            if not variant_sweep.failures:
+                judged = _judge(study, variant_sweep, variant_plan.parameters, where)
+                variant_outcomes.append(VariantOutcome(variant, where, *judged))
         import pandas as pd  # loaded already by the statistics; here for the type
 
         outcome = StudyOutcome(
@@ -737,6 +726,20 @@ def reproduce(
         collect(finished)
     outcome.failures = failures
     return outcome
+
+
+def _judge(
+    study: Study, sweep: SweepOutcome, axes: list[str], folder: Path
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A finished sweep's comparison with the reference and its claims, written into `folder`
+    as `comparison.csv` and `claims.csv` (the latter when the study has claims)."""
+    results = sweep.results()
+    comparison = study.compare(sweep.statistics(), axes, results)
+    comparison.to_csv(folder / "comparison.csv", index=False)
+    claims = study.check_claims(results) if study.claims else None
+    if claims is not None:
+        claims.to_csv(folder / "claims.csv", index=False)
+    return comparison, claims
 
 
 def _write_traces(folder: Path, tables: dict[str, Any], params: Mapping[str, object]) -> None:
