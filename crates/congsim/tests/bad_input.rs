@@ -58,9 +58,40 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: topology.pairs: must be at least 1",
         ),
         (
+            "a fat tree of odd k",
+            Box::new(|b| {
+                b.replace("nodes = [\"a\", \"b\"]\n", "")
+                    .replace("[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[flows]]\nfrom = \"a\"\nto = \"b\"\n", "")
+                    + "[topology]\nkind = \"fat_tree\"\nk = 5\nrate = \"1Gbps\"\ndelay = \"1us\"\n"
+            }),
+            "bad.toml: topology.k: must be an even number from 2 to 64 (got 5)",
+        ),
+        (
+            "a fat tree's unknown traffic",
+            Box::new(|b| {
+                format!(
+                    "{b}[topology]\nkind = \"fat_tree\"\nk = 4\nrate = \"1Gbps\"\ndelay = \"1us\"\ntraffic = \"incast\"\n"
+                )
+            }),
+            "bad.toml: topology.traffic: unknown variant `incast`, expected one of `stride`, `all_to_all`, `none` (line 12, column 1)",
+        ),
+        (
+            "ECMP over ATM",
+            Box::new(|b| {
+                b.replace("delay = \"1ms\"\n", "delay = \"1ms\"\natm = true\n")
+                    + "[routing]\necmp = true\n"
+            }),
+            "bad.toml: routing.ecmp: applies to IP networks only: links[0] is an ATM link, and an ATM VC follows one route (set ecmp = false)",
+        ),
+        (
+            "an unknown routing field",
+            Box::new(|b| format!("{b}[routing]\nmultipath = true\n")),
+            "bad.toml: routing.multipath: unknown field `multipath`, expected `ecmp` (line 13, column 1)",
+        ),
+        (
             "an unknown topology",
             Box::new(|b| format!("{b}[topology]\nkind = \"torus\"\n")),
-            "bad.toml: topology.kind: unknown variant `torus`, expected one of `dumbbell`, `parking_lot`, `incast` (line 12, column 1)",
+            "bad.toml: topology.kind: unknown variant `torus`, expected one of `dumbbell`, `parking_lot`, `incast`, `fat_tree` (line 12, column 1)",
         ),
         (
             "a parking lot's setting on a dumbbell",

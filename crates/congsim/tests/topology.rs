@@ -153,3 +153,159 @@ fn incast_collapses_once_the_switch_buffer_cannot_hold_a_flight_from_every_sende
         "{many} s: a 200 ms RTO waited for"
     );
 }
+
+fn fat_tree(k: u32, traffic: &str, extra: &str) -> String {
+    format!(
+        r#"[simulation]
+duration = "50ms"
+[topology]
+kind = "fat_tree"
+k = {k}
+rate = "1Gbps"
+delay = "5us"
+queue = {{ limit_packets = 20 }}
+traffic = "{traffic}"
+[tcp]
+profile = "rfc"
+variant = "newreno"
+packet_size = "1500B"
+min_rto = "10ms"
+[metrics]
+flow_monitor = true
+{extra}"#
+    )
+}
+
+#[test]
+fn a_fat_tree_spreads_flows_over_its_cores_by_flow_hash_and_packets_follow_the_hash() {
+    let text = fat_tree(4, "stride", "");
+    let s = from_toml_str(&text, "ft.toml").unwrap_or_else(|e| panic!("{e}"));
+    // k = 4: 16 hosts, 8 edge, 8 aggregation and 4 core switches; 48 duplex links.
+    assert_eq!(s.nodes.len(), 16 + 8 + 8 + 4);
+    assert_eq!(s.links.len(), 96);
+    assert!(s.ecmp, "ECMP is the fat tree's default");
+    assert_eq!(s.flows.len(), 16);
+    let core_of = |path: &[congsim_core::LinkId]| -> String {
+        let names: Vec<&str> = path
+            .iter()
+            .map(|l| s.links[l.index()].name.as_str())
+            .collect();
+        assert_eq!(
+            names.len(),
+            6,
+            "host, edge, aggregation, core and back: {names:?}"
+        );
+        names[2]
+            .split("->")
+            .nth(1)
+            .expect("a link name")
+            .to_string()
+    };
+    let cores = |replication: u32| -> Vec<String> {
+        (s.flows.iter().enumerate())
+            .map(|(i, f)| {
+                let flow = congsim_core::FlowId(i as u32);
+                core_of(
+                    &s.flow_path(f.src, f.dst, flow, replication)
+                        .expect("a route"),
+                )
+            })
+            .collect()
+    };
+    let used: std::collections::BTreeSet<String> = cores(0).into_iter().collect();
+    assert!(used.len() >= 3, "16 flows hashed over 4 cores: {used:?}");
+    assert_ne!(
+        cores(0),
+        cores(1),
+        "another replication salts the hash anew"
+    );
+
+    // Every data packet of a flow crosses exactly the links of its hashed path.
+    let r = congsim::run(&s, 0);
+    let monitor = r.table("flow_links").expect("flow_monitor on");
+    let (flows, links) = (
+        str_col_of(Some(monitor), "flow"),
+        str_col_of(Some(monitor), "link"),
+    );
+    let arrivals = common::f64_col_of(monitor, "arrivals");
+    for (i, f) in s.flows.iter().enumerate() {
+        let flow = congsim_core::FlowId(i as u32);
+        let mut expected: Vec<String> = [(f.src, f.dst), (f.dst, f.src)]
+            .iter()
+            .flat_map(|&(a, b)| s.flow_path(a, b, flow, 0).expect("a route"))
+            .map(|l| s.links[l.index()].name.clone())
+            .collect();
+        expected.sort();
+        let mut seen: Vec<String> = (0..flows.len())
+            .filter(|&k| flows[k] == f.name && arrivals[k] > 0.0)
+            .map(|k| links[k].clone())
+            .collect();
+        seen.sort();
+        assert_eq!(seen, expected, "links crossed by {}", f.name);
+    }
+
+    // Without ECMP every flow takes the first declared uplink at every tier: one core.
+    let single = from_toml_str(&fat_tree(4, "stride", "[routing]\necmp = false"), "ft.toml")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let first: std::collections::BTreeSet<String> = (single.flows.iter())
+        .map(|f| core_of(&single.path(f.src, f.dst).expect("a route")))
+        .collect();
+    assert_eq!(first.into_iter().collect::<Vec<_>>(), ["c0"]);
+}
+
+#[test]
+fn hop_fusion_skips_equal_cost_choices_and_changes_nothing() {
+    // s -> r0, then two equal paths r0 -> a -> r3 and r0 -> b -> r3, then r3 -> d: r0 -> a and
+    // r0 -> b are each fed by s -> r0 alone, but which one a packet takes is its flow's; a -> r3
+    // is fed by r0 -> a alone and is every packet's next hop there, so it fuses.
+    let mut links = String::new();
+    for (from, to) in [
+        ("s", "r0"),
+        ("r0", "a"),
+        ("r0", "b"),
+        ("a", "r3"),
+        ("b", "r3"),
+        ("r3", "d"),
+    ] {
+        let rate = if from == "r3" { "20Mbps" } else { "100Mbps" };
+        links += &format!(
+            "[[links]]\nfrom = \"{from}\"\nto = \"{to}\"\nrate = \"{rate}\"\ndelay = \"1ms\"\nqueue = {{ limit_packets = 30 }}\n"
+        );
+    }
+    let text = format!(
+        r#"nodes = ["s", "r0", "a", "b", "r3", "d"]
+[simulation]
+duration = "3s"
+[routing]
+ecmp = true
+{links}
+[[flows]]
+name = "f"
+from = "s"
+to = "d"
+count = 8
+[tcp]
+profile = "rfc"
+variant = "newreno"
+"#
+    );
+    let mut s = from_toml_str(&text, "diamond.toml").unwrap_or_else(|e| panic!("{e}"));
+    let fused = congsim::run(&s, 0);
+    let arrivals = f64_col(&fused, "links", "arrivals");
+    let names = str_col_of(Some(&fused.links), "link");
+    let at = |name: &str| arrivals[names.iter().position(|n| n == name).expect("a link")];
+    assert!(
+        at("r0->a") > 0.0 && at("r0->b") > 0.0,
+        "8 flows hashed over both branches"
+    );
+    assert!(
+        fused.summary.sum_u64("drops") > 0,
+        "the comparison needs congestion"
+    );
+    s.hop_fusion = false;
+    let unfused = congsim::run(&s, 0);
+    assert_eq!(fused.flows.to_csv(), unfused.flows.to_csv());
+    assert_eq!(fused.links.to_csv(), unfused.links.to_csv());
+    let events = |r: &congsim::RunResult| f64_col(r, "summary", "events")[0];
+    assert!(events(&fused) < events(&unfused), "some hop fused");
+}

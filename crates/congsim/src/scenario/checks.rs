@@ -206,7 +206,7 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
         }));
     let mut on_data_path = vec![Vec::new(); s.links.len()];
     for (id, (src, dst, bytes, name)) in data_paths.enumerate() {
-        for link in s.path(src, dst).unwrap_or_default() {
+        for link in s.reachable_links(src, dst) {
             let largest = &mut packet_bytes[link.index()];
             if largest.is_none_or(|(b, _)| bytes > b) {
                 *largest = Some((bytes, name));

@@ -3,8 +3,8 @@
 
 use super::ScenarioError;
 use super::schema::{
-    DumbbellSpec, FlowSpec, IncastSpec, LinkSpec, ParkingLotSpec, QueueSpec, ScenarioFile,
-    TopologySpec,
+    DumbbellSpec, FatTreeSpec, FatTreeTraffic, FlowSpec, IncastSpec, LinkSpec, ParkingLotSpec,
+    QueueSpec, ScenarioFile, TopologySpec,
 };
 use super::units::{DurationText, RateText, SizeText};
 
@@ -17,6 +17,10 @@ pub(super) fn expand(mut file: ScenarioFile, label: &str) -> Result<ScenarioFile
         TopologySpec::Dumbbell(spec) => dumbbell(spec, label)?,
         TopologySpec::ParkingLot(spec) => parking_lot(spec, label)?,
         TopologySpec::Incast(spec) => incast(spec, label)?,
+        TopologySpec::FatTree(spec) => {
+            file.routing.ecmp.get_or_insert(true);
+            fat_tree(spec, label)?
+        }
     };
     file.nodes.splice(0..0, generated.nodes);
     file.links.splice(0..0, generated.links);
@@ -228,6 +232,65 @@ fn incast(spec: &IncastSpec, label: &str) -> Result<Generated, ScenarioError> {
                 Some(spec.transfer_size.clone()),
             );
         }
+    }
+    Ok(g)
+}
+
+fn fat_tree(spec: &FatTreeSpec, label: &str) -> Result<Generated, ScenarioError> {
+    let k = spec.k;
+    if !(2..=64).contains(&k) || !k.is_multiple_of(2) {
+        return Err(ScenarioError {
+            file: label.to_string(),
+            path: "topology.k".into(),
+            message: format!("must be an even number from 2 to 64 (got {k})"),
+        });
+    }
+    let half = k / 2;
+    let hosts = k * half * half;
+    let mut g = Generated::default();
+    let host = |i: u32| format!("h{i}");
+    let edge = |pod: u32, i: u32| format!("e{pod}_{i}");
+    let agg = |pod: u32, i: u32| format!("a{pod}_{i}");
+    g.nodes.extend((0..hosts).map(host));
+    for pod in 0..k {
+        g.nodes.extend((0..half).map(|i| edge(pod, i)));
+        g.nodes.extend((0..half).map(|i| agg(pod, i)));
+    }
+    g.nodes.extend((0..half * half).map(|i| format!("c{i}")));
+    let mut link = |from: String, to: String| {
+        g.link(&from, &to, &spec.rate, spec.delay.clone(), &spec.queue);
+    };
+    for h in 0..hosts {
+        let edge_index = h / half;
+        link(host(h), edge(edge_index / half, edge_index % half));
+    }
+    for pod in 0..k {
+        for e in 0..half {
+            for a in 0..half {
+                link(edge(pod, e), agg(pod, a));
+            }
+        }
+    }
+    for pod in 0..k {
+        for a in 0..half {
+            for c in a * half..(a + 1) * half {
+                link(agg(pod, a), format!("c{c}"));
+            }
+        }
+    }
+    let mut flow = |from: u32, to: u32| {
+        g.flow(format!("h{from}-h{to}"), &host(from), &host(to), None);
+    };
+    match spec.traffic {
+        FatTreeTraffic::Stride => (0..hosts).for_each(|h| flow(h, (h + hosts / 2) % hosts)),
+        FatTreeTraffic::AllToAll => {
+            for from in 0..hosts {
+                (0..hosts)
+                    .filter(|&to| to != from)
+                    .for_each(|to| flow(from, to));
+            }
+        }
+        FatTreeTraffic::None => {}
     }
     Ok(g)
 }

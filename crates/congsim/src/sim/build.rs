@@ -142,7 +142,7 @@ impl<'a> Simulation<'a> {
                 .flat_map(|at| {
                     destinations
                         .iter()
-                        .map(move |&to| routes.next_hop(NodeId(at), to))
+                        .map(move |&to| routes.hop_code(NodeId(at), to))
                 })
                 .collect()
         });
@@ -168,7 +168,11 @@ impl<'a> Simulation<'a> {
             let upstream = LinkId(i as u32);
             let row: Vec<Option<LinkId>> = (destinations.iter())
                 .map(|&dst| {
-                    let next = routes.next_hop(spec.to, dst).filter(|_| spec.to != dst)?;
+                    // A node with equal-cost choices forwards by flow: not fused.
+                    let [next] = routes.choices(spec.to, dst) else {
+                        return None;
+                    };
+                    let next = LinkId(*next);
                     let fed_only_by_upstream =
                         scenario.links[next.index()].single_feeder == Some(upstream);
                     let accepts: &Link = &links[next.index()];
@@ -189,6 +193,7 @@ impl<'a> Simulation<'a> {
             fuse_next,
             hop_columns: columns,
             dense_next,
+            ecmp_salt: scenario.ecmp_salt(replication),
             ids: FlowIds {
                 tcp_flows: flows.len(),
                 cbr_sources: cbr.len(),
@@ -285,24 +290,27 @@ impl<'a> Simulation<'a> {
             || s.tcp_events
             || !s.captures.is_empty()
             || s.links.iter().any(|l| l.atm.is_some());
-        let path = |from: NodeId, to: NodeId| self.path(from, to).unwrap_or_default();
-        // Traffic directions per link: every flow's data and ACK paths, CBR, transfers.
+        // Traffic directions per link: every flow's data and ACK paths, CBR, transfers (with
+        // ECMP, every link a direction may take).
         let mut users = vec![0u32; s.links.len()];
         let ends = s.flows.iter().map(|f| (f.src, f.dst));
         for (a, b) in ends.chain(s.transfers.iter().map(|g| (g.src, g.dst))) {
-            for l in path(a, b).into_iter().chain(path(b, a)) {
-                users[l as usize] += 1;
+            for l in s
+                .reachable_links(a, b)
+                .into_iter()
+                .chain(s.reachable_links(b, a))
+            {
+                users[l.index()] += 1;
             }
         }
         for c in &s.cbr {
-            for l in path(c.src, c.dst) {
-                users[l as usize] += 1;
+            for l in s.reachable_links(c.src, c.dst) {
+                users[l.index()] += 1;
             }
         }
-        let exclusive_first_link = |from: NodeId, to: NodeId| {
-            path(from, to).first().is_some_and(|&l| {
-                users[l as usize] == 1 && self.links[l as usize].accepts_early_offers()
-            })
+        let exclusive_first_link = |from: NodeId, to: NodeId| match s.routes.choices(from, to) {
+            &[l] => users[l as usize] == 1 && self.links[l as usize].accepts_early_offers(),
+            _ => false,
         };
         s.flows
             .iter()

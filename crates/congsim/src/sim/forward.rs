@@ -6,7 +6,7 @@ use super::*;
 impl Simulation<'_> {
     /// Puts `pkt` on the link towards its destination.
     pub(super) fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
-        let link = self.route(node, pkt.dst);
+        let link = self.route(node, &pkt);
         if self.atm.as_ref().is_some_and(|a| a.is_atm(link.index())) {
             self.send_atm(now, node, pkt);
             return;
@@ -227,13 +227,18 @@ impl Simulation<'_> {
         }
     }
 
+    /// The link `node` forwards `pkt` on: its one next hop, or with ECMP the one its flow's
+    /// hash picks.
     #[inline]
-    pub(super) fn route(&self, node: NodeId, destination: NodeId) -> LinkId {
-        let next = match &self.dense_next {
-            Some(table) => table[node.index() * self.hop_columns + destination.index()],
-            None => self.scenario.routes.next_hop(node, destination),
+    pub(super) fn route(&self, node: NodeId, pkt: &Packet) -> LinkId {
+        let routes = &self.scenario.routes;
+        let code = match &self.dense_next {
+            Some(table) => table[node.index() * self.hop_columns + pkt.dst.index()],
+            None => routes.hop_code(node, pkt.dst),
         };
-        next.expect("routes were validated when the scenario was loaded")
+        routes
+            .pick(code, node, self.ecmp_salt, pkt.flow)
+            .expect("routes were validated when the scenario was loaded")
     }
 
     /// The packet at the head of `link`'s pipe reaches the far node at `at`. With

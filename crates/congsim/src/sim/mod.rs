@@ -10,6 +10,7 @@
 
 use crate::metrics::{coefficient_of_variation, jain_index};
 use crate::pcap::{FlowWire, PcapWriter};
+use crate::scenario::routes::HopCode;
 use crate::scenario::{QueueDiscipline, ResolvedCapture, ResolvedLink};
 use crate::scenario::{Scenario, ScenarioWarning};
 use crate::table::{Column, Table};
@@ -446,9 +447,11 @@ struct Simulation<'a> {
     /// there (a destination's column is its index), else the nodes traffic is addressed to (its
     /// row in the scenario's routes).
     hop_columns: usize,
-    /// `dense_next[node * hop_columns + destination]`: the next hop, for networks of up to
-    /// [`DENSE_HOP_ENTRIES`] node pairs.
-    dense_next: Option<Vec<Option<LinkId>>>,
+    /// `dense_next[node * hop_columns + destination]`: the next hop's [`HopCode`], for
+    /// networks of up to [`DENSE_HOP_ENTRIES`] node pairs.
+    dense_next: Option<Vec<HopCode>>,
+    /// The salt of this run's ECMP flow hashes (`Scenario::ecmp_salt`).
+    ecmp_salt: u64,
     flows: Vec<FlowState>,
     cbr: Vec<CbrState>,
     /// Connections of random transfers, in order of arrival (`FlowIds::of_transfer`).

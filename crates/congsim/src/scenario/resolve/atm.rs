@@ -367,7 +367,8 @@ pub(super) fn switch_text(name: SwitchName) -> &'static str {
 }
 
 /// Marks each link whose every path (TCP data and ACKs, and the one-way paths of UDP sources)
-/// arrives through the same upstream link.
+/// arrives through the same upstream link. With ECMP every equal-cost path counts, whichever a
+/// flow's hash picks: a feeder too many only turns a shortcut off.
 pub(super) fn find_single_feeders(
     links: &mut [ResolvedLink],
     routes: &Routes,
@@ -377,15 +378,20 @@ pub(super) fn find_single_feeders(
     let mut feeders: Vec<Vec<Feeder>> = vec![Vec::new(); links.len()];
     let tcp_paths = flows.iter().flat_map(|f| [(f.src, f.dst), (f.dst, f.src)]);
     for (from, to) in tcp_paths.chain(one_way.iter().copied()) {
-        {
-            let (mut node, mut feeder) = (from, Feeder::Host);
-            while node != to {
-                let link = routes.next_hop(node, to).expect("routes were validated");
+        let reached = routes.reachable_links(links, from, to);
+        for &link in &reached {
+            let at = links[link.index()].from;
+            let upstream = (reached.iter())
+                .filter(|u| links[u.index()].to == at)
+                .map(|&u| Feeder::Link(u));
+            for feeder in (at == from)
+                .then_some(Feeder::Host)
+                .into_iter()
+                .chain(upstream)
+            {
                 if !feeders[link.index()].contains(&feeder) {
                     feeders[link.index()].push(feeder);
                 }
-                feeder = Feeder::Link(link);
-                node = links[link.index()].to;
             }
         }
     }

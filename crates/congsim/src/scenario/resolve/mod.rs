@@ -205,8 +205,10 @@ pub struct Scenario {
     /// Groups of random transfers; their connections take flow ids after the CBR sources', in
     /// order of arrival.
     pub transfers: Vec<ResolvedTransfers>,
-    /// The link to forward on, per node and destination.
+    /// The link to forward on, per node and destination (with ECMP, per flow as well).
     pub routes: Routes,
+    /// Equal-cost multipath (`[routing] ecmp`): `routes` keeps every shortest link.
+    pub ecmp: bool,
     pub efficiency_max: Option<Rate>,
     pub series_interval: Option<SimDuration>,
     /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
@@ -393,9 +395,16 @@ impl Scenario {
             .flat_map(|(a, b)| [a, b])
             .filter_map(|name| nodes.get(name.as_str()).copied());
         let endpoints: BTreeSet<NodeId> = endpoints.collect();
-        let rows = Routes::rows_needed(file.nodes.len(), &links, endpoints.iter().copied());
+        let ecmp = file.routing.ecmp.unwrap_or(false);
+        if ecmp && let Some(i) = file.links.iter().position(|l| l.atm) {
+            return Err(ctx.err(
+                "routing.ecmp",
+                format!("applies to IP networks only: links[{i}] is an ATM link, and an ATM VC follows one route (set ecmp = false)"),
+            ));
+        }
+        let rows = Routes::rows_needed(file.nodes.len(), &links, endpoints.iter().copied(), ecmp);
         checks::route_entries(label, file.nodes.len(), endpoints.len(), rows as u64)?;
-        let routes = Routes::compute(file.nodes.len(), &links, endpoints);
+        let routes = Routes::compute(file.nodes.len(), &links, endpoints, ecmp);
 
         // Flows.
         if file.flows.is_empty() && file.cbr.is_empty() && file.transfers.is_empty() {
@@ -647,6 +656,7 @@ impl Scenario {
             cbr,
             transfers,
             routes,
+            ecmp,
             // The shortcuts take packets in scheduling order: off when ties go at random.
             hop_fusion: file.simulation.tie_order == TieOrder::Scheduled,
             tie_order: file.simulation.tie_order,

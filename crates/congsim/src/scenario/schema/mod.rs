@@ -64,6 +64,9 @@ pub struct ScenarioFile {
     /// Links; required without `[topology]`.
     #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// How nodes choose among equal-cost paths.
+    #[serde(default)]
+    pub routing: RoutingSpec,
     /// TCP settings applied to every flow unless the flow overrides them.
     #[serde(default)]
     pub tcp: TcpSpec,
@@ -158,6 +161,18 @@ fn default_replications() -> u32 {
 
 fn default_true() -> bool {
     true
+}
+
+/// `[routing]`: routes are shortest paths by hop count.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    /// Equal-cost multipath: a node with several shortest links towards a destination picks
+    /// one per flow by a hash of the flow and the node, salted per run from the seed (data and
+    /// ACKs of a flow each keep one path). Off, it takes the link declared first. Default: on
+    /// for `[topology] kind = "fat_tree"`, off otherwise. IP links only.
+    #[serde(default)]
+    pub ecmp: Option<bool>,
 }
 
 /// What to measure beyond the always-on counters.

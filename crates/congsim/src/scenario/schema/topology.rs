@@ -19,12 +19,19 @@ pub enum TopologySpec {
     /// receiver `dst` has a shallow buffer; every sender starts a transfer of `transfer_size`
     /// to `dst` at the same instant (TCP incast: synchronized losses at the switch).
     Incast(IncastSpec),
+    /// A k-ary fat tree (Al-Fares et al.): `k` pods of `k/2` edge switches `e<p>_<i>` and
+    /// `k/2` aggregation switches `a<p>_<i>`, `(k/2)²` core switches `c<i>`, and `k³/4` hosts
+    /// `h<i>` (`k/2` on each edge switch, numbered pod by pod). Every edge switch links to
+    /// every aggregation switch of its pod; aggregation switch `i` of every pod links to core
+    /// switches `i·k/2 .. i·k/2 + k/2 - 1`. Routing defaults to ECMP (`[routing] ecmp`).
+    FatTree(FatTreeSpec),
 }
 
 kind_tagged!(TopologySpec, no default, {
     "dumbbell" => Dumbbell(DumbbellSpec),
     "parking_lot" => ParkingLot(ParkingLotSpec),
     "incast" => Incast(IncastSpec),
+    "fat_tree" => FatTree(FatTreeSpec),
 });
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -87,4 +94,33 @@ pub struct IncastSpec {
     /// One TCP flow `tcp<i>` from each sender, with the file's `[tcp]` settings.
     #[serde(default = "default_true")]
     pub flows: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeSpec {
+    /// Ports per switch: even, from 2 to 64.
+    pub k: u32,
+    /// Rate of every link, hosts' included.
+    pub rate: RateText,
+    /// Delay of every link.
+    pub delay: DurationText,
+    /// The queue of every link (both directions).
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Persistent TCP flows `h<i>-h<j>` with the file's `[tcp]` settings: `stride` (host `i`
+    /// to host `i + hosts/2`, wrapping: every flow crosses the core; the default),
+    /// `all_to_all` (every ordered pair of hosts) or `none`.
+    #[serde(default)]
+    pub traffic: FatTreeTraffic,
+}
+
+/// The flows `[topology] kind = "fat_tree"` generates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FatTreeTraffic {
+    #[default]
+    Stride,
+    AllToAll,
+    None,
 }
