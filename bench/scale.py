@@ -1,17 +1,30 @@
-"""Benchmark: how congsim's cost grows with flows and link rate, beside ns-2 (issue 18).
+"""Benchmark: how congsim's cost grows with flows, link rate and fabric, beside ns-2 and htsim
+(issue 18).
 
-    python bench/scale.py [--rows 20,200,2000] [--ns2-timeout 300] [--binary PATH]
+    python bench/scale.py [--rows 20,200,...] [--htsim CHECKOUT] [--peer-timeout 300]
+                          [--binary PATH]
 
-Runs the benchmark dumbbell (`bench/make_dumbbell.py`: ns-2 Reno flows, 500-byte packets, a
-200-packet bottleneck queue per 100 Mbps of rate) at several sizes and rates in
-`congsim-native` (built here as a plain release unless `--binary` names one) and, when it is
-installed, in ns-2 with the same topology (`bench/ns2_script.py`). Each program runs once per
-row, timed as a whole process by `/usr/bin/time` (wall seconds and peak resident memory), so the
-figures include set-up. Prints, per row and program: wall time, peak RSS, and nanoseconds per
-data packet delivered (the receivers' in-order payload over 500 bytes), and the ratio.
+Rows (`--rows` picks them by label):
+- `20`, `200`, `2000`, `10000`: the benchmark dumbbell (`bench/make_dumbbell.py`: ns-2 Reno
+  flows, 500-byte packets, a 200-packet bottleneck queue per 100 Mbps of rate) at 100 Mbps for
+  10 s; `200@1G` at 1 Gbps for 5 s; `2000@10G` at 10 Gbps for 2 s.
+- `ft8-stride`: a k = 8 fat tree (128 hosts, 80 switches, ECMP) at 1 Gbps with 5 us links and
+  100-packet queues, host i sending to host i + 64, for 1 s; `ft8-all`: every ordered pair of
+  hosts (16 256 flows) for 0.1 s. TCP as htsim's: NewReno, 1500-byte packets, an initial window
+  of 10, no delayed ACKs, a 250 ms RTO floor, starts spread over the first millisecond.
 
-Rows (`--rows` picks them by label): dumbbells of 20, 200, 2 000 and 10 000 flows at 100 Mbps
-for 10 s; 200 flows at 1 Gbps for 5 s; 2 000 flows at 10 Gbps for 2 s.
+Each program runs once per row, timed as a whole process by `/usr/bin/time` (wall seconds and
+peak resident memory), so the figures include set-up: `congsim-native` (built here as a plain
+release unless `--binary` names one); ns-2 from Debian when installed (`bench/ns2_script.py`;
+dumbbells only: ns-2 has no per-flow ECMP); htsim when `--htsim` names a checkout of
+Broadcom/csg-htsim (the script builds its `sim/libhtsim.a` and `bench/htsim_peer.cpp`, which
+builds the same shapes from htsim's queues, pipes and TCP). Prints, per row and program: wall
+time, peak RSS, nanoseconds per data packet delivered (in-order payload over the packet size),
+and the ratio of the peer's wall time to congsim's. The TCPs differ between programs (ns-2 Reno
+of 2000; htsim's NewReno), so a row's programs deliver similar, not equal, numbers of packets:
+compare ns per packet as well as wall time. With `--cachegrind`, congsim also runs under
+valgrind's cachegrind (its default caches) and prints instructions, L1 data misses and
+last-level data misses per delivered packet.
 """
 
 from __future__ import annotations
@@ -34,35 +47,70 @@ sys.path.insert(0, str(ROOT / "bench"))
 from make_dumbbell import dumbbell_toml  # noqa: E402
 from ns2_script import ns2_script  # noqa: E402
 
-PAYLOAD_BYTES = 500
-
 
 @dataclass(frozen=True)
 class Row:
     label: str
-    flows: int
+    shape: str  # "dumbbell" or "fat_tree"
+    size: int  # flows of a dumbbell, k of a fat tree
     rate_mbps: int
-    duration_s: int
+    duration_s: float
+    traffic: str = ""  # a fat tree's: "stride" or "all_to_all"
+
+    @property
+    def packet_bytes(self) -> int:
+        return 500 if self.shape == "dumbbell" else 1500
+
+    @property
+    def queue_packets(self) -> int:
+        return 200 * self.rate_mbps // 100 if self.shape == "dumbbell" else 100
 
 
 ROWS = [
-    Row("20", 20, 100, 10),
-    Row("200", 200, 100, 10),
-    Row("2000", 2000, 100, 10),
-    Row("10000", 10000, 100, 10),
-    Row("200@1G", 200, 1000, 5),
-    Row("2000@10G", 2000, 10000, 2),
+    Row("20", "dumbbell", 20, 100, 10),
+    Row("200", "dumbbell", 200, 100, 10),
+    Row("2000", "dumbbell", 2000, 100, 10),
+    Row("10000", "dumbbell", 10000, 100, 10),
+    Row("200@1G", "dumbbell", 200, 1000, 5),
+    Row("2000@10G", "dumbbell", 2000, 10000, 2),
+    Row("ft8-stride", "fat_tree", 8, 1000, 1, "stride"),
+    Row("ft8-all", "fat_tree", 8, 1000, 0.1, "all_to_all"),
 ]
+
+FAT_TREE_LINK_DELAY_US = 5
 
 
 def scenario_text(row: Row) -> str:
-    """The dumbbell of `row`: every link at its rate, the bottleneck queue scaled with it."""
-    text = dumbbell_toml(row.flows)
+    """The scenario of `row`: a dumbbell with every link at its rate and the bottleneck queue
+    scaled with it, or a fat tree with TCP set as htsim's."""
+    if row.shape == "fat_tree":
+        return f"""name = "fat-tree-k{row.size}-{row.traffic}"
+[simulation]
+duration = "{row.duration_s}s"
+start_jitter = "1ms"
+[topology]
+kind = "fat_tree"
+k = {row.size}
+rate = "{row.rate_mbps}Mbps"
+delay = "{FAT_TREE_LINK_DELAY_US}us"
+queue = {{ limit_packets = {row.queue_packets} }}
+traffic = "{row.traffic}"
+[tcp]
+profile = "rfc"
+variant = "newreno"
+packet_size = "{row.packet_bytes}B"
+header_bytes = 0
+initial_window = 10
+delayed_ack = "off"
+min_rto = "250ms"
+"""
+    text = dumbbell_toml(row.size)
     text = text.replace('rate = "100Mbps"', f'rate = "{row.rate_mbps}Mbps"')
     text = text.replace('efficiency_max_rate = "100Mbps"', f'efficiency_max_rate = "{row.rate_mbps}Mbps"')
-    text = text.replace('duration = "20s"', f'duration = "{row.duration_s}s"')
-    limit = 200 * row.rate_mbps // 100
-    return text.replace("queue = { limit_packets = 200 }", f"queue = {{ limit_packets = {limit} }}")
+    text = text.replace('duration = "20s"', f'duration = "{row.duration_s:g}s"')
+    return text.replace(
+        "queue = { limit_packets = 200 }", f"queue = {{ limit_packets = {row.queue_packets} }}"
+    )
 
 
 @dataclass(frozen=True)
@@ -100,9 +148,84 @@ def native_binary() -> Path:
     return Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "congsim-native"
 
 
-def delivered_packets(out: Path) -> int:
+def delivered_packets(out: Path, packet_bytes: int) -> int:
     with (out / "flows.csv").open() as f:
-        return sum(int(row["bytes_delivered"]) for row in csv.DictReader(f)) // PAYLOAD_BYTES
+        return sum(int(row["bytes_delivered"]) for row in csv.DictReader(f)) // packet_bytes
+
+
+def cache_misses(binary: Path, scenario: Path, out: Path, packet_bytes: int) -> str:
+    """congsim's instructions and data-cache misses per delivered packet, by cachegrind."""
+    run = subprocess.run(
+        [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=yes",
+            "--cachegrind-out-file=/dev/null",
+            str(binary),
+            "run",
+            str(scenario),
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    counts = {
+        name: int(m.group(1).replace(",", ""))
+        for name in ("I   refs", "D1  misses", "LLd misses")
+        if (m := re.search(rf"{name}:\s+([\d,]+)", run.stderr))
+    }
+    packets = max(delivered_packets(out, packet_bytes), 1)
+    per = {name: count / packets for name, count in counts.items()}
+    return (
+        f"instructions/packet {per.get('I   refs', 0):.0f}, D1 misses/packet {per.get('D1  misses', 0):.1f}, "
+        f"LL data misses/packet {per.get('LLd misses', 0):.2f}"
+    )
+
+
+def htsim_peer(checkout: Path, build_dir: Path) -> Path:
+    """Builds htsim's library in `checkout` (when it is not built yet) and our driver against it."""
+    sim = checkout / "sim"
+    if not (sim / "libhtsim.a").exists():
+        subprocess.run(["make", "-C", str(sim), "-j2", "libhtsim.a"], check=True, capture_output=True)
+    peer = build_dir / "htsim_peer"
+    subprocess.run(
+        [
+            "g++",
+            "-O3",
+            "-std=c++14",
+            f"-I{sim}",
+            str(ROOT / "bench" / "htsim_peer.cpp"),
+            str(sim / "libhtsim.a"),
+            "-o",
+            str(peer),
+        ],
+        check=True,
+    )
+    return peer
+
+
+def htsim_command(peer: Path, row: Row) -> list[str]:
+    common = [
+        str(row.size),
+        str(row.rate_mbps),
+        f"{row.duration_s:g}",
+        str(row.queue_packets),
+        str(row.packet_bytes),
+    ]
+    if row.shape == "dumbbell":
+        return [str(peer), "dumbbell", *common]
+    return [str(peer), "fat_tree", *common, str(FAT_TREE_LINK_DELAY_US), row.traffic]
+
+
+def line(label: str, program: str, run: Timed, packets: int, ours: Timed | None) -> str:
+    per_packet = run.wall_s * 1e9 / max(packets, 1)
+    text = f"{label:<11}{program:<9}{run.wall_s:9.2f}{run.peak_mib:10.1f}{packets:12d}{per_packet:11.0f}"
+    if ours is not None:
+        text += f"{run.wall_s / max(ours.wall_s, 1e-9):7.1f}x"
+    return text
 
 
 def main() -> None:
@@ -111,48 +234,72 @@ def main() -> None:
     )
     parser.add_argument("--rows", default=",".join(r.label for r in ROWS))
     parser.add_argument(
-        "--ns2-timeout", type=float, default=300.0, help="seconds before an ns-2 run is given up"
+        "--peer-timeout", type=float, default=300.0, help="seconds before an ns-2 or htsim run is given up"
+    )
+    parser.add_argument(
+        "--htsim", type=Path, help="a checkout of github.com/Broadcom/csg-htsim to build and run"
     )
     parser.add_argument("--binary", type=Path, help="a congsim-native to time instead of building one")
+    parser.add_argument(
+        "--cachegrind", action="store_true", help="also count congsim's cache misses per packet (valgrind)"
+    )
     args = parser.parse_args()
     if not Path("/usr/bin/time").exists():
         sys.exit("needs /usr/bin/time (Debian: apt-get install time)")
+    wanted = args.rows.split(",")
+    unknown = [w for w in wanted if w not in {r.label for r in ROWS}]
+    if unknown:
+        sys.exit(f"unknown rows {unknown}; rows are {[r.label for r in ROWS]}")
     binary = args.binary or native_binary()
     ns = shutil.which("ns")
-    wanted = args.rows.split(",")
-    header = f"{'row':<10}{'program':<9}{'wall s':>9}{'peak MiB':>10}{'ns/packet':>11}{'ratio':>8}"
-    print(header)
-    for row in (r for r in ROWS if r.label in wanted):
-        with tempfile.TemporaryDirectory() as tmp:
-            scenario = Path(tmp, "scenario.toml")
-            scenario.write_text(scenario_text(row))
-            out = Path(tmp, "out")
-            ours = timed([str(binary), "run", str(scenario), "--quiet", "--out", str(out)])
-            assert ours is not None
-            if ours.returncode != 0:
-                reason = (ours.stderr.strip().splitlines() or ["failed"])[-1]
-                print(f"{row.label:<10}{'congsim':<9}  refused: {reason}")
-                continue
-            packets = delivered_packets(out)
-            per_packet = ours.wall_s * 1e9 / packets
-            print(f"{row.label:<10}{'congsim':<9}{ours.wall_s:9.2f}{ours.peak_mib:10.1f}{per_packet:11.0f}")
-            if ns is None:
-                print(f"{row.label:<10}{'ns-2':<9}  not installed (apt-get install ns2)")
-                continue
+    with tempfile.TemporaryDirectory() as build:
+        peer = htsim_peer(args.htsim, Path(build)) if args.htsim else None
+        head = f"{'row':<11}{'program':<9}{'wall s':>9}{'peak MiB':>10}"
+        print(f"{head}{'packets':>12}{'ns/packet':>11}{'ratio':>8}")
+        for row in (r for r in ROWS if r.label in wanted):
+            run_row(row, binary, ns, peer, args.peer_timeout, args.cachegrind)
+
+
+def run_row(
+    row: Row, binary: Path, ns: str | None, peer: Path | None, peer_timeout: float, cachegrind: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = Path(tmp, "scenario.toml")
+        scenario.write_text(scenario_text(row))
+        out = Path(tmp, "out")
+        ours = timed([str(binary), "run", str(scenario), "--quiet", "--out", str(out)])
+        assert ours is not None
+        if ours.returncode != 0:
+            reason = (ours.stderr.strip().splitlines() or ["failed"])[-1]
+            print(f"{row.label:<11}{'congsim':<9}  refused: {reason}")
+            return
+        print(line(row.label, "congsim", ours, delivered_packets(out, row.packet_bytes), None))
+        if cachegrind:
+            misses = cache_misses(binary, scenario, Path(tmp, "cg"), row.packet_bytes)
+            print(f"{row.label:<11}{'congsim':<9}  {misses}")
+        if row.shape != "dumbbell":
+            print(f"{row.label:<11}{'ns-2':<9}  not run: ns-2 has no per-flow ECMP")
+        elif ns is None:
+            print(f"{row.label:<11}{'ns-2':<9}  not installed (apt-get install ns2)")
+        else:
             script = Path(tmp, "scenario.tcl")
             script.write_text(ns2_script(scenario))
-            theirs = timed([ns, str(script)], args.ns2_timeout)
+            theirs = timed([ns, str(script)], peer_timeout)
             if theirs is None:
-                print(f"{row.label:<10}{'ns-2':<9}  over {args.ns2_timeout:g} s: given up")
-                continue
-            total = re.search(r"total_bytes (\d+)", theirs.stdout)
-            ns_packets = int(total.group(1)) // PAYLOAD_BYTES if total else packets
-            ns_per_packet = theirs.wall_s * 1e9 / max(ns_packets, 1)
-            ratio = theirs.wall_s / max(ours.wall_s, 1e-9)
-            print(
-                f"{row.label:<10}{'ns-2':<9}{theirs.wall_s:9.2f}{theirs.peak_mib:10.1f}"
-                f"{ns_per_packet:11.0f}{ratio:7.1f}x"
-            )
+                print(f"{row.label:<11}{'ns-2':<9}  over {peer_timeout:g} s: given up")
+            else:
+                total = re.search(r"total_bytes (\d+)", theirs.stdout)
+                packets = int(total.group(1)) // row.packet_bytes if total else 0
+                print(line(row.label, "ns-2", theirs, packets, ours))
+        if peer is not None:
+            theirs = timed(htsim_command(peer, row), peer_timeout)
+            total = theirs and re.search(r"delivered_bytes (\d+)", theirs.stdout)
+            if theirs is None:
+                print(f"{row.label:<11}{'htsim':<9}  over {peer_timeout:g} s: given up")
+            elif theirs.returncode != 0 or total is None:
+                print(f"{row.label:<11}{'htsim':<9}  failed: {theirs.stderr.strip()[-200:]}")
+            else:
+                print(line(row.label, "htsim", theirs, int(total.group(1)) // row.packet_bytes, ours))
 
 
 if __name__ == "__main__":
