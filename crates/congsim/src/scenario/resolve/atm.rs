@@ -375,7 +375,10 @@ pub(super) fn find_single_feeders(
     flows: &[ResolvedFlow],
     one_way: &[(NodeId, NodeId)],
 ) {
-    let mut feeders: Vec<Vec<Feeder>> = vec![Vec::new(); links.len()];
+    // Per link: the one feeder seen so far, `None` before any; `several` once a second shows
+    // (a list of feeders would make a link shared by n flows cost n² to check).
+    let mut feeder_of: Vec<Option<Feeder>> = vec![None; links.len()];
+    let mut several = vec![false; links.len()];
     let tcp_paths = flows.iter().flat_map(|f| [(f.src, f.dst), (f.dst, f.src)]);
     for (from, to) in tcp_paths.chain(one_way.iter().copied()) {
         let reached = routes.reachable_links(links, from, to);
@@ -389,15 +392,17 @@ pub(super) fn find_single_feeders(
                 .into_iter()
                 .chain(upstream)
             {
-                if !feeders[link.index()].contains(&feeder) {
-                    feeders[link.index()].push(feeder);
+                match feeder_of[link.index()] {
+                    None => feeder_of[link.index()] = Some(feeder),
+                    Some(seen) if seen != feeder => several[link.index()] = true,
+                    Some(_) => {}
                 }
             }
         }
     }
-    for (link, fed_by) in links.iter_mut().zip(&feeders) {
-        link.single_feeder = match fed_by.as_slice() {
-            [Feeder::Link(u)] => Some(*u),
+    for (i, link) in links.iter_mut().enumerate() {
+        link.single_feeder = match feeder_of[i] {
+            Some(Feeder::Link(u)) if !several[i] => Some(u),
             _ => None,
         };
     }
