@@ -8,7 +8,7 @@
 //! wake-up that finds its deadline moved later just reschedules. Re-arming a timer on every
 //! ACK therefore costs no heap operation.
 
-use crate::metrics::{coefficient_of_variation, jain_index};
+use crate::metrics::{coefficient_of_variation, jain_index, max_min_shares};
 use crate::pcap::{FlowWire, PcapWriter};
 use crate::scenario::routes::HopCode;
 use crate::scenario::{QueueDiscipline, ResolvedCapture, ResolvedLink};

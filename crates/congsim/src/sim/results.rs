@@ -23,70 +23,22 @@ impl Simulation<'_> {
     pub(super) fn push_transfer_summary(&self, summary: &mut Table) {
         let s = self.scenario;
         let (from, until) = (Self::at(s.measure_from), Self::at(s.measure_until));
-        let measured: Vec<&FlowState> = self
-            .transfers
-            .iter()
-            .filter(|f| f.start_at >= from && f.start_at < until)
+        let measured: Vec<(u32, &FlowState)> = (self.transfer_info.iter().zip(&self.transfers))
+            .filter(|(_, f)| f.start_at >= from && f.start_at < until)
+            .map(|(&(group, _, _), f)| (group, f))
             .collect();
-        let mean = |values: &[f64]| {
-            if values.is_empty() {
-                f64::NAN
-            } else {
-                values.iter().sum::<f64>() / values.len() as f64
+        let all: Vec<&FlowState> = measured.iter().map(|(_, f)| *f).collect();
+        push_transfer_means(summary, "", &all);
+        // Groups side by side (seed 002's Fig. 4: one per TCP variant): each one's too.
+        if s.transfers.len() > 1 {
+            for (g, group) in s.transfers.iter().enumerate() {
+                let of_group: Vec<&FlowState> = (measured.iter())
+                    .filter(|(i, _)| *i as usize == g)
+                    .map(|(_, f)| *f)
+                    .collect();
+                push_transfer_means(summary, &format!("_{}", group.name), &of_group);
             }
-        };
-        let timeouts: Vec<f64> = measured
-            .iter()
-            .map(|f| f.sender.stats().timeouts as f64)
-            .collect();
-        let rtts: Vec<f64> = measured
-            .iter()
-            .filter(|f| f.sender.stats().rtt_samples > 0)
-            .map(|f| f.sender.stats().rtt_sum_s / f.sender.stats().rtt_samples as f64)
-            .collect();
-        let bandwidths: Vec<f64> = measured
-            .iter()
-            .filter_map(|f| {
-                let done = f.sender.completed_at()?;
-                let bytes = f.receiver.stats().bytes_delivered as f64;
-                Some(bytes * 8.0 / (done - f.start_at).as_secs_f64())
-            })
-            .collect();
-        summary.push(
-            "transfers_measured",
-            Column::U64(vec![measured.len() as u64]),
-        );
-        summary.push(
-            "transfers_completed",
-            Column::U64(vec![bandwidths.len() as u64]),
-        );
-        summary.push("transfer_timeouts_mean", Column::F64(vec![mean(&timeouts)]));
-        for (i, name) in timeout_cause_names().into_iter().enumerate() {
-            let counts: Vec<f64> = measured
-                .iter()
-                .map(|f| f.sender.stats().timeout_causes()[i].1 as f64)
-                .collect();
-            summary.push(
-                format!("transfer_{name}_mean"),
-                Column::F64(vec![mean(&counts)]),
-            );
         }
-        summary.push("transfer_rtt_mean_s", Column::F64(vec![mean(&rtts)]));
-        // Every segment sent weighs the same, so long transfers weigh more: seed 002's mean
-        // window (about 6 segments below load 0.6 and 3 above for web objects) matches this
-        // reading, not the mean of per-transfer means (about 3 at every load).
-        let (cwnd_sum, sends) = measured.iter().fold((0.0, 0), |(sum, n), f| {
-            let st = f.sender.stats();
-            (sum + st.cwnd_sum_at_sends, n + st.data_pkts_sent)
-        });
-        summary.push(
-            "transfer_cwnd_mean",
-            Column::F64(vec![cwnd_sum / sends as f64]),
-        );
-        summary.push(
-            "transfer_bandwidth_mean_bps",
-            Column::F64(vec![mean(&bandwidths)]),
-        );
     }
 
     /// The `transfers` table: each random transfer's size, start, completion and recovery.
@@ -275,7 +227,8 @@ impl Simulation<'_> {
             .collect();
         let classes = self.classes_table(&window, window_s);
         let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
-        let flows = flows_table(&self.flows, s, &window, (window_s, end));
+        let shares = max_min_shares_of(s, replication);
+        let flows = flows_table(&self.flows, s, &window, (window_s, end), &shares);
         let links = links_table(s, &window, window_ps);
         let (atm_ports, atm_vcs) = match &self.atm {
             Some(atm) => (
@@ -322,6 +275,12 @@ impl Simulation<'_> {
             ]),
         );
         summary.push("jain_index", Column::F64(vec![jain_index(&goodput)]));
+        let wire = match flows.column("wire_throughput_bps") {
+            Some(Column::F64(values)) => values.clone(),
+            _ => Vec::new(),
+        };
+        let to_share: Vec<f64> = wire.iter().zip(&shares).map(|(x, f)| x / f).collect();
+        summary.push("maxmin_index", Column::F64(vec![jain_index(&to_share)]));
         summary.push("cov", Column::F64(vec![coefficient_of_variation(&goodput)]));
         // Totals over the flows (and the IP links) of the counters those tables hold.
         for (name, table) in [
@@ -512,6 +471,8 @@ struct FlowRow<'a> {
     nodes: &'a [String],
     window_s: f64,
     end: SimTime,
+    /// Its max-min fair rate on the wire (`max_min_shares_of`).
+    maxmin_share_bps: f64,
 }
 
 impl Connection for FlowRow<'_> {
@@ -550,23 +511,54 @@ impl FlowRow<'_> {
     }
 }
 
+/// Each TCP flow's max-min fair rate on the wire, in bps: progressive filling over the links
+/// of its data path (the path its ECMP hash picks in this replication) at their rates, with
+/// the CBR sources on their paths asking for their configured rates and every flow taken as
+/// active throughout. Transfers are left out (they come and go).
+fn max_min_shares_of(s: &Scenario, replication: u32) -> Vec<f64> {
+    let capacity: Vec<f64> = s.links.iter().map(|l| l.rate.bps() as f64).collect();
+    let path_of = |src, dst, flow| -> Vec<usize> {
+        (s.flow_path(src, dst, flow, replication)
+            .unwrap_or_default()
+            .iter())
+        .map(|l| l.index())
+        .collect()
+    };
+    let tcp = s.flows.iter().enumerate().map(|(i, f)| {
+        let path = path_of(f.src, f.dst, FlowId(i as u32));
+        (path, f64::INFINITY)
+    });
+    let cbr = s.cbr.iter().enumerate().map(|(i, c)| {
+        let path = path_of(c.src, c.dst, FlowId((s.flows.len() + i) as u32));
+        (path, c.config.rate.bps() as f64)
+    });
+    let (paths, demand): (Vec<Vec<usize>>, Vec<f64>) = tcp.chain(cbr).unzip();
+    let mut shares = max_min_shares(&capacity, &paths, &demand);
+    shares.truncate(s.flows.len());
+    shares
+}
+
 /// The `flows` table: each declared flow's identity, rates and TCP counters.
 fn flows_table(
     flows: &[FlowState],
     s: &Scenario,
     window: &Reading,
     (window_s, end): (f64, SimTime),
+    shares: &[f64],
 ) -> Table {
-    let rows: Vec<FlowRow<'_>> = (s.flows.iter().zip(flows).zip(&window.flows))
-        .map(|((spec, flow), (sent, received))| FlowRow {
-            spec,
-            flow,
-            sent,
-            received,
-            nodes: &s.nodes,
-            window_s,
-            end,
-        })
+    let rows: Vec<FlowRow<'_>> = (s.flows.iter().zip(flows).zip(&window.flows).zip(shares))
+        .map(
+            |(((spec, flow), (sent, received)), &maxmin_share_bps)| FlowRow {
+                spec,
+                flow,
+                sent,
+                received,
+                nodes: &s.nodes,
+                window_s,
+                end,
+                maxmin_share_bps,
+            },
+        )
         .collect();
     let columns = [
         &[
@@ -578,6 +570,7 @@ fn flows_table(
             ("start_s", Get::F64(|r| r.flow.start_at.as_secs_f64())),
             ("goodput_bps", Get::F64(|r| r.delivered_bps(false))),
             ("wire_throughput_bps", Get::F64(|r| r.delivered_bps(true))),
+            ("maxmin_share_bps", Get::F64(|r| r.maxmin_share_bps)),
             ("bytes_delivered", Get::U64(|r| r.received.bytes_delivered)),
         ][..],
         &counters![FlowRow<'_>: |r| r.stats();
@@ -737,4 +730,74 @@ impl CbrRow<'_> {
             c.packets_dropped as f64 / c.packets_sent as f64
         }
     }
+}
+
+/// The means over `measured` transfers (those that arrived in the measurement window), as
+/// summary columns whose names end in `suffix`.
+fn push_transfer_means(summary: &mut Table, suffix: &str, measured: &[&FlowState]) {
+    let mean = |values: &[f64]| {
+        if values.is_empty() {
+            f64::NAN
+        } else {
+            values.iter().sum::<f64>() / values.len() as f64
+        }
+    };
+    let timeouts: Vec<f64> = measured
+        .iter()
+        .map(|f| f.sender.stats().timeouts as f64)
+        .collect();
+    let rtts: Vec<f64> = measured
+        .iter()
+        .filter(|f| f.sender.stats().rtt_samples > 0)
+        .map(|f| f.sender.stats().rtt_sum_s / f.sender.stats().rtt_samples as f64)
+        .collect();
+    let bandwidths: Vec<f64> = measured
+        .iter()
+        .filter_map(|f| {
+            let done = f.sender.completed_at()?;
+            let bytes = f.receiver.stats().bytes_delivered as f64;
+            Some(bytes * 8.0 / (done - f.start_at).as_secs_f64())
+        })
+        .collect();
+    summary.push(
+        format!("transfers_measured{suffix}"),
+        Column::U64(vec![measured.len() as u64]),
+    );
+    summary.push(
+        format!("transfers_completed{suffix}"),
+        Column::U64(vec![bandwidths.len() as u64]),
+    );
+    summary.push(
+        format!("transfer_timeouts_mean{suffix}"),
+        Column::F64(vec![mean(&timeouts)]),
+    );
+    for (i, name) in timeout_cause_names().into_iter().enumerate() {
+        let counts: Vec<f64> = measured
+            .iter()
+            .map(|f| f.sender.stats().timeout_causes()[i].1 as f64)
+            .collect();
+        summary.push(
+            format!("transfer_{name}_mean{suffix}"),
+            Column::F64(vec![mean(&counts)]),
+        );
+    }
+    summary.push(
+        format!("transfer_rtt_mean_s{suffix}"),
+        Column::F64(vec![mean(&rtts)]),
+    );
+    // Every segment sent weighs the same, so long transfers weigh more: seed 002's mean
+    // window (about 6 segments below load 0.6 and 3 above for web objects) matches this
+    // reading, not the mean of per-transfer means (about 3 at every load).
+    let (cwnd_sum, sends) = measured.iter().fold((0.0, 0), |(sum, n), f| {
+        let st = f.sender.stats();
+        (sum + st.cwnd_sum_at_sends, n + st.data_pkts_sent)
+    });
+    summary.push(
+        format!("transfer_cwnd_mean{suffix}"),
+        Column::F64(vec![cwnd_sum / sends as f64]),
+    );
+    summary.push(
+        format!("transfer_bandwidth_mean_bps{suffix}"),
+        Column::F64(vec![mean(&bandwidths)]),
+    );
 }
