@@ -393,7 +393,9 @@ def test_every_claim_of_the_paper_quotes_its_seed(root):
         "goyal1996": "000",
         "jain1996": "001",
         "lima2002": "002",
+        "lima2002-fig4": "002",
         "sisalem1995": "003",
+        "sisalem1995-multihop": "003",
         "koga2000": "004",
     }
     for name, number in seed_of.items():
@@ -419,3 +421,20 @@ def test_every_claim_of_the_paper_quotes_its_seed(root):
         "only-tcp: Reno keeps about 40 % beside SACK (35-45 %: Reno/SACK 0.54-0.82)",
     ):
         assert expected in described, expected
+
+
+def test_the_mixed_variant_and_multi_hop_experiments(cli, tmp_path):
+    """Seed 002's Fig. 4 (three variants sharing the bottleneck) and seed 003's multi-hop BCN-TCP
+    run and report every claim; the verdicts are pinned, so a change that moves one shows up."""
+    for name in ("lima2002-fig4", "sisalem1995-multihop"):
+        done = run_congsim("reproduce", name, "--out", str(tmp_path), timeout=600)
+        assert done.returncode == 0, done.stderr
+    fig4 = pd.read_csv(tmp_path / "lima2002-fig4" / "claims.csv").set_index("claim")["verdict"]
+    assert len(fig4) == 5
+    assert (fig4[fig4.index.str.contains("bandwidth")] == "holds").all(), fig4
+    assert fig4["every load: newreno-lt has fewer RTOs than reno-lt"] == "holds"
+    assert fig4["every load: sack-lt has more RTOs than reno-lt"] == "fails"
+    multihop = pd.read_csv(tmp_path / "sisalem1995-multihop" / "claims.csv").set_index("claim")
+    assert len(multihop) == 4 and (multihop["verdict"] == "holds").all(), multihop["verdict"]
+    per_switch = multihop.loc[multihop.index.str.startswith("per-switch")].iloc[0]
+    assert per_switch["origin"] == "check" and per_switch["rhs_mean"] > per_switch["lhs_mean"] + 0.03

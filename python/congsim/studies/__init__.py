@@ -8,7 +8,16 @@ as agreement; one module a study, the machinery in `framework`. The published nu
 
 from __future__ import annotations
 
-from congsim.studies import dumbbell_buffers, goyal1996, jain1996, koga2000, lima2002, sisalem1995
+from congsim.studies import (
+    dumbbell_buffers,
+    goyal1996,
+    jain1996,
+    koga2000,
+    lima2002,
+    lima2002_fig4,
+    sisalem1995,
+    sisalem1995_multihop,
+)
 from congsim.studies.framework import (
     DATA,
     Claim,
@@ -21,7 +30,16 @@ from congsim.studies.framework import (
 #: Every study `congsim reproduce` knows, in the order `all` runs them.
 STUDIES: dict[str, Study] = {
     module.STUDY.name: module.STUDY
-    for module in (dumbbell_buffers, goyal1996, jain1996, lima2002, sisalem1995, koga2000)
+    for module in (
+        dumbbell_buffers,
+        goyal1996,
+        jain1996,
+        lima2002,
+        lima2002_fig4,
+        sisalem1995,
+        sisalem1995_multihop,
+        koga2000,
+    )
 }
 
 __all__ = ["DATA", "STUDIES", "Claim", "Metric", "Study", "StudyOutcome", "reproduce"]
