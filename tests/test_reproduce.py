@@ -392,6 +392,7 @@ def test_every_claim_of_the_paper_quotes_its_seed(root):
     seed_of = {
         "goyal1996": "000",
         "jain1996": "001",
+        "jain1996-buffers": "001",
         "lima2002": "002",
         "lima2002-fig4": "002",
         "sisalem1995": "003",
@@ -424,9 +425,10 @@ def test_every_claim_of_the_paper_quotes_its_seed(root):
 
 
 def test_the_mixed_variant_and_multi_hop_experiments(cli, tmp_path):
-    """Seed 002's Fig. 4 (three variants sharing the bottleneck) and seed 003's multi-hop BCN-TCP
-    run and report every claim; the verdicts are pinned, so a change that moves one shows up."""
-    for name in ("lima2002-fig4", "sisalem1995-multihop"):
+    """Seed 002's Fig. 4 (three variants sharing the bottleneck), seed 003's multi-hop BCN-TCP and
+    seed 001's finite-buffer ABR case run and report every claim; the verdicts are pinned, so a
+    change that moves one shows up."""
+    for name in ("lima2002-fig4", "sisalem1995-multihop", "jain1996-buffers"):
         done = run_congsim("reproduce", name, "--out", str(tmp_path), timeout=600)
         assert done.returncode == 0, done.stderr
     fig4 = pd.read_csv(tmp_path / "lima2002-fig4" / "claims.csv").set_index("claim")["verdict"]
@@ -435,6 +437,12 @@ def test_the_mixed_variant_and_multi_hop_experiments(cli, tmp_path):
     assert fig4["every load: newreno-lt has fewer RTOs than reno-lt"] == "holds"
     assert fig4["every load: sack-lt has more RTOs than reno-lt"] == "fails"
     multihop = pd.read_csv(tmp_path / "sisalem1995-multihop" / "claims.csv").set_index("claim")
-    assert len(multihop) == 4 and (multihop["verdict"] == "holds").all(), multihop["verdict"]
+    paper = multihop[multihop["origin"] == "paper"]
+    assert len(multihop) == 6 and len(paper) == 3 and (paper["verdict"] == "holds").all(), multihop["verdict"]
     per_switch = multihop.loc[multihop.index.str.startswith("per-switch")].iloc[0]
     assert per_switch["origin"] == "check" and per_switch["rhs_mean"] > per_switch["lhs_mean"] + 0.03
+    assert multihop.index.str.startswith("Calhoun's scheme").sum() == 2
+    buffers = pd.read_csv(tmp_path / "jain1996-buffers" / "claims.csv").set_index("claim")["verdict"]
+    assert len(buffers) == 6
+    assert (buffers[buffers.index.str.contains("EPD gives more throughput")] == "holds").all(), buffers
+    assert (buffers[buffers.index.str.contains("not critical")] == "fails").all(), buffers

@@ -196,11 +196,24 @@ pub enum MarkResponse {
     /// per window of data, without retransmitting; CWR on the next new segment.
     Ecn,
     /// BCN-TCP (seed 003): `cwnd = max(1, cwnd · decrease_factor)`,
-    /// `ssthresh = max(2, floor(cwnd))`, on every marked ACK or at most once per round trip.
+    /// `ssthresh = max(2, floor(cwnd))`, when `reaction` says.
     Bcn {
         decrease_factor: f64,
-        once_per_rtt: bool,
+        reaction: BcnReaction,
     },
+}
+
+/// When a BCN-TCP sender answers marks, and how its window grows (spec §4.7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BcnReaction {
+    /// On every marked ACK (as an ABR source answers every RM cell with CI).
+    PerMarkedAck,
+    /// At most once per round trip.
+    OncePerRtt,
+    /// Calhoun's scheme (1995, cited by seed 003): at most once per round trip, and above
+    /// ssthresh one segment more only after two round trips without a mark (instead of about
+    /// one per round trip).
+    Calhoun,
 }
 
 /// How the receiver echoes congestion marks (spec §2.5).

@@ -35,8 +35,8 @@ pub mod stats;
 pub mod window;
 
 pub use config::{
-    AckPolicy, CongestionControl, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode,
-    Variant,
+    AckPolicy, BcnReaction, CongestionControl, Profile, ReceiverConfig, SenderConfig, SeqMode,
+    TimerMode, Variant,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use segment::Segment;

@@ -3,7 +3,7 @@
 //! except that a fast retransmit in the window an ECN response already cut does not cut it
 //! again (`SenderCore::ecn_cut_this_window`).
 
-use crate::config::MarkResponse;
+use crate::config::{BcnReaction, MarkResponse};
 use crate::congestion::{CongestionOps, CutBase};
 use crate::sender_core::{CwndAction, SenderCore};
 use crate::stats::TraceKind;
@@ -16,6 +16,11 @@ pub(crate) struct MarkResponder {
     ecn_backoff: bool,
     /// BCN once per round trip: the highest packet sent at the last response.
     bcn_recover: i64,
+    /// Calhoun's increase: the highest packet sent when the current round trip began, whether
+    /// it has seen a mark, and the round trips without one in a row.
+    round_trip_end: i64,
+    marked_this_round_trip: bool,
+    clean_round_trips: u32,
 }
 
 impl Default for MarkResponder {
@@ -23,6 +28,9 @@ impl Default for MarkResponder {
         Self {
             ecn_backoff: false,
             bcn_recover: -1,
+            round_trip_end: -1,
+            marked_this_round_trip: false,
+            clean_round_trips: 0,
         }
     }
 }
@@ -63,9 +71,10 @@ impl MarkResponder {
             }
             MarkResponse::Bcn {
                 decrease_factor,
-                once_per_rtt,
+                reaction,
             } => {
-                if once_per_rtt {
+                self.marked_this_round_trip = true;
+                if reaction != BcnReaction::PerMarkedAck {
                     if highest_ack <= self.bcn_recover {
                         return;
                     }
@@ -78,5 +87,34 @@ impl MarkResponder {
                 s.record(now, TraceKind::BcnResponse);
             }
         }
+    }
+
+    /// An ACK for new data arrives: with Calhoun's scheme, a round trip that ends here counts
+    /// as clean when no mark came back in it, and the second clean one in a row adds a segment
+    /// above ssthresh (where the window's own growth is held, `SenderCore::new_ack`).
+    pub(crate) fn on_new_data_acked(&mut self, s: &mut SenderCore, ack_seg: u64) {
+        let MarkResponse::Bcn {
+            reaction: BcnReaction::Calhoun,
+            ..
+        } = s.cfg.mark_response
+        else {
+            return;
+        };
+        if (ack_seg as i64 - 1) <= self.round_trip_end {
+            return;
+        }
+        self.clean_round_trips = if self.marked_this_round_trip {
+            0
+        } else {
+            self.clean_round_trips + 1
+        };
+        if self.clean_round_trips == 2 {
+            if !s.window.in_slow_start() {
+                s.window.set_cwnd_segments(s.window.cwnd_segments() + 1.0);
+            }
+            self.clean_round_trips = 0;
+        }
+        self.marked_this_round_trip = false;
+        self.round_trip_end = s.maxseq();
     }
 }

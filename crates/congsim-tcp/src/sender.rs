@@ -169,6 +169,9 @@ impl TcpSender {
         if s.echo_on_this_ack {
             self.marks.on_echo(s, now, ack_seg);
         }
+        if ack_seg > s.snd_una {
+            self.marks.on_new_data_acked(s, ack_seg);
+        }
         let recovery = match &mut self.recovery {
             Recovery::Sack(sack) => {
                 let duplicate = ack_seg == s.snd_una && s.is_duplicate(window_changed);

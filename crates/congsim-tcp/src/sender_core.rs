@@ -6,7 +6,7 @@
 //! Internally every sequence is a *segment index* (0, 1, 2, …); the wire carries packet
 //! numbers (packet mode) or byte numbers (byte mode, segment `i` starting at byte `i · MSS`).
 
-use crate::config::{MarkResponse, SenderConfig, SeqMode, TimerMode};
+use crate::config::{BcnReaction, MarkResponse, SenderConfig, SeqMode, TimerMode};
 use crate::congestion::{CongestionOps, Controller, CutBase};
 use crate::rtt::RttEstimator;
 use crate::segment::Segment;
@@ -543,7 +543,15 @@ impl SenderCore {
             CaState::Loss if self.snd_una >= self.loss_end => self.ca_state = CaState::Open,
             CaState::Open | CaState::Loss | CaState::Recovery => {}
         }
-        if grow && !self.echo_on_this_ack {
+        // Calhoun's BCN grows above ssthresh by round trips without marks instead (`marks`).
+        let held = matches!(
+            self.cfg.mark_response,
+            MarkResponse::Bcn {
+                reaction: BcnReaction::Calhoun,
+                ..
+            }
+        ) && !self.window.in_slow_start();
+        if grow && !self.echo_on_this_ack && !held {
             let min_rtt_s = self.stats.rtt_min_s;
             self.controller.on_ack(&mut self.window, now, min_rtt_s);
         }

@@ -2,7 +2,7 @@
 
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::TcpHeader;
-use congsim_tcp::config::{MarkResponse, TahoeResume};
+use congsim_tcp::config::{BcnReaction, MarkResponse, TahoeResume};
 use congsim_tcp::{Profile, SenderConfig, TcpSender, TimerMode, Variant};
 
 fn ms(v: u64) -> SimTime {
@@ -385,11 +385,13 @@ fn a_fast_retransmit_in_the_window_ecn_cut_does_not_cut_again() {
 
 #[test]
 fn bcn_scales_the_window_per_marked_ack() {
-    let bcn = |once_per_rtt| MarkResponse::Bcn {
+    let bcn = |reaction| MarkResponse::Bcn {
         decrease_factor: 0.975,
-        once_per_rtt,
+        reaction,
     };
-    let mut s = ns2_at_cwnd_8(Variant::Reno, |c| c.mark_response = bcn(false));
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |c| {
+        c.mark_response = bcn(BcnReaction::PerMarkedAck)
+    });
     ece_ack(&mut s, ms(100), 8);
     //= tcp.md §4.7: cwnd = max(1, cwnd · MDF); ssthresh = max(2, floor(cwnd))
     assert!((s.cwnd_segments() - 8.0 * 0.975).abs() < 1e-12);
@@ -402,10 +404,40 @@ fn bcn_scales_the_window_per_marked_ack() {
     assert_eq!(s.stats().bcn_responses, 2);
     assert_eq!(s.stats().retx_pkts, 0);
 
-    let mut once = ns2_at_cwnd_8(Variant::Reno, |c| c.mark_response = bcn(true));
+    let mut once = ns2_at_cwnd_8(Variant::Reno, |c| {
+        c.mark_response = bcn(BcnReaction::OncePerRtt)
+    });
     ece_ack(&mut once, ms(100), 8);
     ece_ack(&mut once, ms(101), 9);
     assert_eq!(once.stats().bcn_responses, 1, "once per round trip");
+}
+
+#[test]
+fn calhoun_cuts_once_per_round_trip_and_grows_a_segment_per_two_clean_round_trips() {
+    let mut s = ns2_at_cwnd_8(Variant::Reno, |c| {
+        c.mark_response = MarkResponse::Bcn {
+            decrease_factor: 0.625,
+            reaction: BcnReaction::Calhoun,
+        }
+    });
+    ece_ack(&mut s, ms(100), 8);
+    ece_ack(&mut s, ms(101), 9);
+    assert_eq!(s.stats().bcn_responses, 1, "once per round trip");
+    assert_eq!((s.cwnd_segments(), s.ssthresh_segments()), (5.0, 5.0));
+    // Unmarked ACKs, one segment at a time, keep the pipe full for about eight round trips of
+    // five or six segments: per-ACK growth would add about one segment per round trip (to
+    // about 12); Calhoun's adds whole segments, one per two clean round trips.
+    sent(&mut s);
+    let mut seen = Vec::new();
+    for k in 0..45 {
+        ack(&mut s, ms(110 + k), 10 + k);
+        seen.push(s.cwnd_segments());
+        sent(&mut s);
+    }
+    assert!(seen.iter().all(|c| c.fract() == 0.0), "{seen:?}");
+    let last = *seen.last().expect("ACKs were sent");
+    assert!((7.0..=9.0).contains(&last), "{seen:?}");
+    assert_eq!(s.stats().bcn_responses, 1);
 }
 
 const RFC_MSS: u64 = 1460;

@@ -20,7 +20,7 @@ use congsim_ip::cbr::{CbrConfig, CbrPattern, CbrSchedule};
 use congsim_ip::qdisc::{CBQ_PRIORITIES, CbqClassConfig, CbqConfig, LinkSharing, RedParams};
 use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::CongestionControl;
-use congsim_tcp::config::{CongestionEcho, MarkResponse, SackSender};
+use congsim_tcp::config::{BcnReaction, CongestionEcho, MarkResponse, SackSender};
 use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
 use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
 use std::collections::{BTreeMap, BTreeSet};

@@ -4,6 +4,8 @@ use super::*;
 
 /// Seed 003's multiplicative decrease factor for BCN-TCP (500-byte packets).
 pub(super) const BCN_DEFAULT_FACTOR: f64 = 0.975;
+/// Calhoun's decrease (seed 003: "decreases its window by a factor of 0.625").
+const CALHOUN_DEFAULT_FACTOR: f64 = 0.625;
 
 pub(super) struct ResolvedTcp {
     pub(super) sender: SenderConfig,
@@ -258,17 +260,22 @@ pub(super) fn resolve_tcp(
             r.echo = CongestionEcho::UntilCwr;
         }
         Some(CongestionMarksName::Bcn) => {
+            let reaction = match bcn_reaction.map(|(reaction, _)| reaction) {
+                None | Some(BcnReactionName::PerMarkedAck) => BcnReaction::PerMarkedAck,
+                Some(BcnReactionName::OncePerRtt) => BcnReaction::OncePerRtt,
+                Some(BcnReactionName::Calhoun) => BcnReaction::Calhoun,
+            };
             let decrease_factor = match bcn_factor {
                 Some((f, _)) if f > 0.0 && f < 1.0 => f,
                 Some((_, path)) => {
                     return Err(ctx.err(path, "must be greater than 0 and less than 1"));
                 }
+                None if reaction == BcnReaction::Calhoun => CALHOUN_DEFAULT_FACTOR,
                 None => BCN_DEFAULT_FACTOR,
             };
             s.mark_response = MarkResponse::Bcn {
                 decrease_factor,
-                once_per_rtt: bcn_reaction
-                    .is_some_and(|(reaction, _)| reaction == BcnReactionName::OncePerRtt),
+                reaction,
             };
             r.echo = CongestionEcho::PerPacket;
         }

@@ -150,9 +150,11 @@ pub struct TcpSpec {
     pub sack_clear_on_rto: Option<bool>,
     /// Answer to congestion marks: `off` (not ECN-capable), `ecn` (RFC 3168) or `bcn`.
     pub congestion_marks: Option<CongestionMarksName>,
-    /// BCN-TCP multiplicative decrease factor per response (default 0.975).
+    /// BCN-TCP multiplicative decrease factor per response (default 0.975; 0.625 with
+    /// `bcn_reaction = "calhoun"`).
     pub bcn_factor: Option<f64>,
-    /// BCN-TCP reaction frequency (default `per_marked_ack`).
+    /// BCN-TCP reaction: `per_marked_ack` (the default), `once_per_rtt`, or `calhoun` (once
+    /// per round trip, and one segment more per two clean round trips above ssthresh).
     pub bcn_reaction: Option<BcnReactionName>,
 }
 
@@ -171,4 +173,7 @@ pub enum CongestionMarksName {
 pub enum BcnReactionName {
     PerMarkedAck,
     OncePerRtt,
+    /// Calhoun's scheme (cited by seed 003): at most once per round trip (factor default
+    /// 0.625), and above ssthresh one segment more after two round trips without a mark.
+    Calhoun,
 }
