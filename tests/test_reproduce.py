@@ -393,6 +393,7 @@ def test_every_claim_of_the_paper_quotes_its_seed(root):
         "goyal1996": "000",
         "jain1996": "001",
         "jain1996-buffers": "001",
+        "jain1996-multihop": "001",
         "lima2002": "002",
         "lima2002-fig4": "002",
         "sisalem1995": "003",
@@ -426,9 +427,9 @@ def test_every_claim_of_the_paper_quotes_its_seed(root):
 
 def test_the_mixed_variant_and_multi_hop_experiments(cli, tmp_path):
     """Seed 002's Fig. 4 (three variants sharing the bottleneck), seed 003's multi-hop BCN-TCP and
-    seed 001's finite-buffer ABR case run and report every claim; the verdicts are pinned, so a
-    change that moves one shows up."""
-    for name in ("lima2002-fig4", "sisalem1995-multihop", "jain1996-buffers"):
+    seed 001's finite-buffer and multi-hop ABR cases run and report every claim; the verdicts are
+    pinned, so a change that moves one shows up."""
+    for name in ("lima2002-fig4", "sisalem1995-multihop", "jain1996-buffers", "jain1996-multihop"):
         done = run_congsim("reproduce", name, "--out", str(tmp_path), timeout=600)
         assert done.returncode == 0, done.stderr
     fig4 = pd.read_csv(tmp_path / "lima2002-fig4" / "claims.csv").set_index("claim")["verdict"]
@@ -446,3 +447,5 @@ def test_the_mixed_variant_and_multi_hop_experiments(cli, tmp_path):
     assert len(buffers) == 6
     assert (buffers[buffers.index.str.contains("EPD gives more throughput")] == "holds").all(), buffers
     assert (buffers[buffers.index.str.contains("not critical")] == "fails").all(), buffers
+    erica = pd.read_csv(tmp_path / "jain1996-multihop" / "claims.csv")
+    assert len(erica) == 2 and (erica["verdict"] == "holds").all(), erica["verdict"]
