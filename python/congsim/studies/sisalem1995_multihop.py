@@ -99,7 +99,9 @@ STUDY = Study(
         ),
     ),
     notes=(
-        "Only sentences of the multi-hop experiment survive: a larger reduction factor gave a "
+        "Only sentences of the multi-hop experiment survive (its switches are RED gateways: the "
+        "seed says 'The switch is a random early drop (RED) gateway'; a line of EPRCA ATM "
+        "switches is not run): a larger reduction factor gave a "
         "fairness index of 0.89, at the price of more oscillation and possibly lower throughput, "
         "and a second approach scaled each connection's factor by the switches it crosses (its "
         "outcome is lost, so that claim is congsim's own check). The network is chosen in "
