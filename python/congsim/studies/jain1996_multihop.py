@@ -42,7 +42,7 @@ STUDY = Study(
         "bottlenecked earlier, other flows with ACR >= FS, overload 1) without a configuration or "
         "a number. The network, chosen in jain1996-multihop-network.toml, has exactly those: B "
         "flows held to an eighth of the first trunk, A flows free to take the rest of the "
-        "second, and A flow a2 starting 3 s late while a1 holds the trunk. Fairness is the "
+        "second, and A flow a2 starting 2 s late while a1 holds the trunk. Fairness is the "
         "max-min index (each flow's rate over its max-min fair rate, so flows with different "
         "fair rates are fair when each gets its own). With the flows starting together, both "
         "algorithms reach max-min rates (index 0.9999). 10 replications: with 3 the difference "
