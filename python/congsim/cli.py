@@ -10,6 +10,7 @@ line is Click's: Typer, which we used first, imports pydantic to coerce argument
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -96,9 +97,18 @@ def run(file: Path, out: Path | None, replication: int) -> None:
 
 
 def _interrupted(what: str) -> NoReturn:
-    """Ctrl-C: one line saying what was kept, and the shell's status for SIGINT."""
+    """Ctrl-C: one line saying what was kept, and the shell's status for SIGINT.
+
+    Leaves at once (`os._exit`): every finished run is already stored, and a normal exit joins
+    the process pool's result thread, which waits forever when a worker was ended half-way
+    through sending its result (the pipe keeps a partial message). The terminal's cursor, which
+    a progress bar hides, is shown again first."""
     click.echo(f"interrupted: {what}", err=True)
-    sys.exit(130)
+    for stream in (sys.stdout, sys.stderr):
+        if stream.isatty():
+            stream.write("\x1b[?25h")
+        stream.flush()
+    os._exit(130)
 
 
 def _print_warnings(warnings: list[str]) -> None:
