@@ -35,8 +35,10 @@ def timed_run(binary: Path, scenario: Path, out: Path) -> float:
     return time.perf_counter() - start
 
 
-def cachegrind(binary: Path, scenario: Path, out: Path) -> tuple[int, int]:
-    """Instructions and L1 data misses (reads and writes) of one run."""
+def cache_counts(binary: Path, scenario: Path, out: Path) -> dict[str, int]:
+    """Instructions (`I refs`), L1 data misses (`D1 misses`) and last-level data misses
+    (`LLd misses`) of one run, by cachegrind with fixed caches (32 KB 8-way L1s, 2 MB 16-way
+    last level), so that figures compare across machines."""
     command = [
         "valgrind",
         "--tool=cachegrind",
@@ -55,12 +57,19 @@ def cachegrind(binary: Path, scenario: Path, out: Path) -> tuple[int, int]:
     report = subprocess.run(command, check=True, capture_output=True, text=True).stderr
 
     def count(label: str) -> int:
-        match = re.search(rf"{label}:\s+([\d,]+)", report)
+        pattern = r"\s+".join(label.split()) + r":\s+([\d,]+)"
+        match = re.search(pattern, report)
         if match is None:
             raise RuntimeError(f"cachegrind printed no '{label}' line")
         return int(match.group(1).replace(",", ""))
 
-    return count(r"I\s+refs"), count(r"D1\s+misses")
+    return {label: count(label) for label in ("I refs", "D1 misses", "LLd misses")}
+
+
+def cachegrind(binary: Path, scenario: Path, out: Path) -> tuple[int, int]:
+    """Instructions and L1 data misses (reads and writes) of one run."""
+    counts = cache_counts(binary, scenario, out)
+    return counts["I refs"], counts["D1 misses"]
 
 
 def main() -> None:

@@ -23,8 +23,8 @@ time, peak RSS, nanoseconds per data packet delivered (in-order payload over the
 and the ratio of the peer's wall time to congsim's. The TCPs differ between programs (ns-2 Reno
 of 2000; htsim's NewReno), so a row's programs deliver similar, not equal, numbers of packets:
 compare ns per packet as well as wall time. With `--cachegrind`, congsim also runs under
-valgrind's cachegrind (its default caches) and prints instructions, L1 data misses and
-last-level data misses per delivered packet.
+valgrind's cachegrind (32 KB L1s, a 2 MB last level: `bench/compare_builds.py`) and prints
+instructions, L1 data misses and last-level data misses per delivered packet.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+from compare_builds import cache_counts  # noqa: E402
 from make_dumbbell import dumbbell_toml  # noqa: E402
 from ns2_script import ns2_script  # noqa: E402
 
@@ -154,34 +155,13 @@ def delivered_packets(out: Path, packet_bytes: int) -> int:
 
 
 def cache_misses(binary: Path, scenario: Path, out: Path, packet_bytes: int) -> str:
-    """congsim's instructions and data-cache misses per delivered packet, by cachegrind."""
-    run = subprocess.run(
-        [
-            "valgrind",
-            "--tool=cachegrind",
-            "--cache-sim=yes",
-            "--cachegrind-out-file=/dev/null",
-            str(binary),
-            "run",
-            str(scenario),
-            "--quiet",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    counts = {
-        name: int(m.group(1).replace(",", ""))
-        for name in ("I   refs", "D1  misses", "LLd misses")
-        if (m := re.search(rf"{name}:\s+([\d,]+)", run.stderr))
-    }
+    """congsim's instructions and data-cache misses per delivered packet (`compare_builds`)."""
+    counts = cache_counts(binary, scenario, out)
     packets = max(delivered_packets(out, packet_bytes), 1)
-    per = {name: count / packets for name, count in counts.items()}
     return (
-        f"instructions/packet {per.get('I   refs', 0):.0f}, D1 misses/packet {per.get('D1  misses', 0):.1f}, "
-        f"LL data misses/packet {per.get('LLd misses', 0):.2f}"
+        f"instructions/packet {counts['I refs'] / packets:.0f}, "
+        f"D1 misses/packet {counts['D1 misses'] / packets:.1f}, "
+        f"LL data misses/packet {counts['LLd misses'] / packets:.2f}"
     )
 
 
