@@ -104,7 +104,7 @@ def test_any_replication_index_runs_and_selects_its_own_streams():
     runs = [congsim.run(scenario, replication=r).flows for r in (0, 1, 3, 3)]
     assert runs[2].equals(runs[3]), "a replication index repeats itself"
     assert not runs[0].equals(runs[1]) and not runs[1].equals(runs[2])
-    with pytest.raises(ValueError, match="replication must be 0 or more"):
+    with pytest.raises(ValueError, match="replication must be 0 to 4294967295"):
         congsim.run(scenario, replication=-1)
 
 

@@ -400,10 +400,34 @@ def scores_table(path: Path) -> str:
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------------------------------------
+# Resource limits
+
+
+def limits_table() -> str:
+    """The default resource limits (`CONGSIM_LIMITS` unset) as a Markdown table."""
+    import os
+
+    from congsim import _core
+
+    saved = os.environ.pop("CONGSIM_LIMITS", None)
+    try:
+        limits = _core.limits()
+    finally:
+        if saved is not None:
+            os.environ["CONGSIM_LIMITS"] = saved
+    out = ["| limit | default | what it counts |", "|---|---|---|"]
+    for name, value, counts in limits:
+        grouped = f"{value:_}".replace("_", " ")
+        out.append(f"| `{name}` | {grouped} | {counts} |")
+    return "\n".join(out) + "\n"
+
+
 def generate() -> None:
     import congsim
 
     GENERATED.mkdir(exist_ok=True)
+    (GENERATED / "limits.md").write_text(limits_table())
     (GENERATED / "scores.md").write_text(scores_table(SCORES))
     (GENERATED / "scenario-reference.md").write_text(scenario_reference(congsim.schema()))
     (GENERATED / "tables-reference.md").write_text(

@@ -24,6 +24,9 @@ def run(
     often."""
 
 def schema() -> str: ...
+def limits() -> list[tuple[str, int, str]]:
+    """The resource limits in force (`CONGSIM_LIMITS` applied): name, value, what it counts."""
+
 def effective_toml(text: str, file: str, overrides: str | None = None) -> str: ...
 def network(text: str, file: str, overrides: str | None = None) -> dict[str, Any]:
     """`{"nodes": [...], "links": [{from, to, rate_bps, delay_s, queue, atm}],

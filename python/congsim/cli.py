@@ -27,7 +27,23 @@ if TYPE_CHECKING:
 
     from congsim.studies.framework import StudyOutcome
 
-_PATH = click.Path(path_type=Path)
+
+class _NonEmptyPath(click.Path):
+    """A path that is not the empty string (which `Path` would read as the current folder)."""
+
+    def convert(
+        self, value: str | os.PathLike[str], param: click.Parameter | None, ctx: click.Context | None
+    ) -> str | bytes | os.PathLike[str]:
+        if value == "":
+            self.fail("must not be empty", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+_PATH = _NonEmptyPath(path_type=Path)
+#: Worker processes: 1 runs in this process; more than a machine could start is refused.
+_WORKERS = click.IntRange(1, 4096)
+#: Replications of a study on the command line (a study's runs are bounded by `plan_runs` too).
+MAX_REPLICATIONS = 100_000
 
 
 class _CommandsInOrder(click.Group):
@@ -48,8 +64,15 @@ def app() -> None:
     pass
 
 
+def _printable(text: str) -> str:
+    """`text` with control characters escaped (`\\x1b`, `\\n`): names and values from a file
+    reach the terminal, where an escape sequence would act and a line break would split a
+    one-line message."""
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
+
+
 def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {_printable(message)}", err=True)
     sys.exit(2)
 
 
@@ -58,7 +81,7 @@ def _fail(message: str) -> NoReturn:
 @click.option("--out", type=_PATH, help="Write every table as Parquet and CSV into this folder.")
 @click.option(
     "--replication",
-    type=int,
+    type=click.IntRange(0, 2**32 - 1),
     default=0,
     show_default=True,
     help="Replication index (selects the random streams).",
@@ -67,18 +90,13 @@ def run(file: Path, out: Path | None, replication: int) -> None:
     """Run the scenario FILE (TOML) and print a per-flow summary."""
     import congsim
 
-    if replication < 0:
-        _fail(f"--replication {replication}: must be 0 or more")
     try:
         scenario = congsim.load(file)
     except ScenarioError as e:
         _fail(str(e))
     if out is not None:
         # Before the run: a bad --out must not cost the simulation.
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            _fail(f"{out}: cannot write results: {e.strerror or e}")
+        _check_writable_folder(out)
     with _simulated_time_bar(scenario.name) as progress:
         try:
             results = congsim.run(scenario, replication, progress=progress)
@@ -94,6 +112,19 @@ def run(file: Path, out: Path | None, replication: int) -> None:
         except OSError as e:
             _fail(f"{out}: cannot write results: {e.strerror or e}")
         click.echo(f"wrote {len(written)} files to {out}")
+
+
+def _check_writable_folder(folder: Path) -> None:
+    """Creates `folder` if needed and checks that a file can be written in it (an existing
+    folder such as /sys/kernel may refuse files), so that the run is not lost at the end."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        _fail(f"{folder}: cannot write results: {e.strerror or e}")
 
 
 def _interrupted(what: str) -> NoReturn:
@@ -113,7 +144,7 @@ def _interrupted(what: str) -> NoReturn:
 
 def _print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {_printable(warning)}", err=True)
 
 
 @contextmanager
@@ -163,17 +194,19 @@ SHOWN_FLOWS = 20
 def _print_summary(name: str, results: object) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from congsim.results import Results
 
     assert isinstance(results, Results)
     flows = results.flows
-    table = Table(title=f"{name}: flows")
+    # Names as plain text: rich would take "[red]" in a flow's name for markup.
+    table = Table(title=Text(f"{name}: flows"))
     for column in ("flow", "variant", "profile", "goodput Mbps", "timeouts", "fast retx", "retx pkts"):
         table.add_column(column, justify="left" if column in ("flow", "variant", "profile") else "right")
     for row in flows.head(SHOWN_FLOWS).to_dict("records"):
         table.add_row(
-            str(row["flow"]),
+            Text(str(row["flow"])),
             str(row["variant"]),
             str(row["profile"]),
             f"{float(row['goodput_bps']) / 1e6:.3f}",
@@ -213,7 +246,7 @@ def _print_summary(name: str, results: object) -> None:
 @app.command()
 @click.argument("plan", type=_PATH)
 @click.option("--out", type=_PATH, help="Results store (default: sweeps/<plan name>). Reused to resume.")
-@click.option("--workers", type=int, help="Parallel runs (default: all cores).")
+@click.option("--workers", type=_WORKERS, help="Parallel runs, at least 1 (default: all cores).")
 @click.option(
     "--executor", default="local", show_default=True, help="Where runs execute: local (processes) or dask."
 )
@@ -266,8 +299,12 @@ def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, sche
     show_default=True,
     help="Results folder; one sub-folder per study, reused to resume.",
 )
-@click.option("--replications", type=int, help="Replications (default: the study's).")
-@click.option("--workers", type=int, help="Parallel runs (default: all cores).")
+@click.option(
+    "--replications",
+    type=click.IntRange(1, MAX_REPLICATIONS),
+    help=f"Replications, 1 to {MAX_REPLICATIONS} (default: the study's).",
+)
+@click.option("--workers", type=_WORKERS, help="Parallel runs, at least 1 (default: all cores).")
 @click.option(
     "--variants/--no-variants",
     default=True,
@@ -285,8 +322,6 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
 
     if study != "all" and study not in STUDIES:
         _fail(f"unknown study {study!r}; registered studies are: all, {', '.join(STUDIES)}")
-    if replications is not None and replications < 1:
-        _fail("--replications must be at least 1")
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)  # logs and CI: keep table rows on one line
@@ -532,7 +567,7 @@ def validate(file: Path, routes: bool) -> None:
     except ScenarioError as e:
         _fail(str(e))
     _print_warnings([f"{file}: {w}" for w in warnings])
-    click.echo(f"{file}: ok ({description})")
+    click.echo(_printable(f"{file}: ok ({description})"))
     if routes:
         from congsim.network import route_lines
 
@@ -603,5 +638,17 @@ def schema(out: Path | None) -> None:
 
 
 def main() -> None:
-    """Entry point of the `congsim` console script."""
-    app(prog_name="congsim")
+    """Entry point of the `congsim` console script. Click's own errors (a bad option value, a
+    missing argument) end like every other mistake: one line `error: ...` and status 2."""
+    try:
+        app.main(prog_name="congsim", standalone_mode=False)
+    except click.UsageError as e:
+        if type(e).__name__ == "NoArgsIsHelpError" and e.ctx is not None:  # click >= 8.2
+            click.echo(e.ctx.get_help())
+            sys.exit(0)
+        command = e.ctx.command_path if e.ctx is not None else "congsim"
+        _fail(f"{_printable(e.format_message()).rstrip('.')} (see {command} --help)")
+    except click.ClickException as e:
+        _fail(_printable(e.format_message()))
+    except (click.Abort, KeyboardInterrupt):
+        _interrupted("nothing was changed")

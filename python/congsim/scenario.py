@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,10 +37,17 @@ class Scenario:
         numbers refer to `to_toml()`'s text)."""
         import tomli_w
 
+        if not isinstance(data, Mapping):
+            raise TypeError(f"from_dict expects a mapping laid out as a scenario file, not {_kind(data)}")
+        _check_str("source", source)
         try:
             text = tomli_w.dumps(dict(data))
-        except TypeError as e:
+        except (TypeError, ValueError) as e:
             raise _core.ScenarioError(f"{source}: cannot be written as TOML: {e}") from None
+        except RecursionError:
+            raise _core.ScenarioError(
+                f"{source}: cannot be written as TOML: a table contains itself"
+            ) from None
         return loads(text, source, overrides)
 
     def to_toml(self) -> str:
@@ -64,19 +72,74 @@ def loads(text: str, source: str = "<string>", overrides: Mapping[str, Any] | No
 
     Raises `congsim.ScenarioError` (a `ValueError`) naming the field and what is allowed.
     """
-    pairs = tuple((overrides or {}).items())
+    if not isinstance(text, str):
+        hint = " (decode bytes first, or use congsim.load for a file)" if isinstance(text, bytes) else ""
+        raise TypeError(f"loads expects the scenario's TOML text as a str, not {_kind(text)}{hint}")
+    _check_str("source", source)
+    pairs = _override_pairs(overrides)
     scenario = Scenario(text=text, source=source, name="", replications=0, seed=0, overrides=pairs)
+    try:
+        scenario.overrides_json()
+    except (TypeError, ValueError, RecursionError) as e:
+        reason = "a value contains itself" if isinstance(e, RecursionError) else str(e)
+        raise TypeError(
+            f"overrides: values must be TOML values (text, numbers, booleans, lists, tables): {reason}"
+        ) from None
     name, replications, seed = _core.describe(text, source, scenario.overrides_json())
     return replace(scenario, name=name, replications=replications, seed=seed)
 
 
+def _kind(value: object) -> str:
+    """What a value is, for messages: its type, and the value when short."""
+    shown = repr(value)
+    return type(value).__name__ + (f" {shown}" if len(shown) <= 40 else "")
+
+
+def _check_str(name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {_kind(value)}")
+
+
+def _override_pairs(overrides: object) -> tuple[tuple[str, Any], ...]:
+    """Overrides as (field path, value) pairs, from a mapping of field path to value."""
+    if overrides is None:
+        return ()
+    if not isinstance(overrides, Mapping):
+        raise TypeError(
+            "overrides must be a mapping of field path to value "
+            f'(e.g. {{"tcp.variant": "reno"}}), not {_kind(overrides)}'
+        )
+    for path in overrides:
+        if not isinstance(path, str):
+            raise TypeError(f"overrides: a field path must be a str, not {_kind(path)}")
+    return tuple(overrides.items())
+
+
+def grouped(n: int) -> str:
+    """A number with thousands separators, as the native module writes limits."""
+    return f"{n:,}".replace(",", " ")
+
+
+def file_bytes_limit() -> int:
+    """The `file_bytes` limit in force (`CONGSIM_LIMITS`)."""
+    return next(value for name, value, _ in _core.limits() if name == "file_bytes")
+
+
 def read_text(path: Path) -> str:
-    """The text of a scenario or plan file; `ScenarioError` for a file that cannot be read or
+    """The text of a scenario or plan file; `ScenarioError` for a file that cannot be read, is
+    larger than the `file_bytes` limit (read no further than that: `/dev/zero` is refused) or
     is not UTF-8 text (TOML is UTF-8), naming the file and where decoding failed."""
+    limit = file_bytes_limit()
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(limit + 1)
     except OSError as e:
         raise _core.ScenarioError(f"{path}: cannot read the file: {e.strerror or e}") from None
+    if len(data) > limit:
+        raise _core.ScenarioError(
+            f"{path}: is larger than the file_bytes limit of {grouped(limit)} bytes "
+            "(CONGSIM_LIMITS=file_bytes=N raises it)"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -88,6 +151,8 @@ def read_text(path: Path) -> str:
 
 def load(path: str | Path, overrides: Mapping[str, Any] | None = None) -> Scenario:
     """Reads and validates the scenario file at `path`, after `overrides`."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"load expects the path of a scenario file, not {_kind(path)}")
     p = Path(path)
     return loads(read_text(p), str(p), overrides)
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from os import PathLike
 
 from congsim import _core
 from congsim.results import Results
 from congsim.scenario import Scenario
+
+#: The largest replication index: it selects random streams by a 32-bit number.
+MAX_REPLICATION = 2**32 - 1
 
 #: `progress(simulated_s, duration_s)`, called about every 100 ms of wall time during a run.
 Progress = Callable[[float, float], None]
@@ -18,7 +22,25 @@ def run(scenario: Scenario, replication: int = 0, progress: Progress | None = No
     `replication` is any index from 0 on: it selects the run's random streams
     (`simulation.replications` only sets how many a sweep runs). Ctrl-C stops the run within
     about 100 ms with `KeyboardInterrupt`; `progress` reports how far the simulated clock is."""
-    if replication < 0:
-        raise ValueError(f"replication must be 0 or more, not {replication}")
+    if not isinstance(scenario, Scenario):
+        hint = (
+            "; for a file, congsim.run(congsim.load(path))"
+            if isinstance(scenario, str | PathLike)
+            else "; for a dict, congsim.run(congsim.Scenario.from_dict(data))"
+            if isinstance(scenario, dict)
+            else ""
+        )
+        raise TypeError(
+            f"run expects a congsim.Scenario (from congsim.load or congsim.loads), "
+            f"not {type(scenario).__name__}{hint}"
+        )
+    if not isinstance(replication, int) or isinstance(replication, bool):
+        raise TypeError(f"replication must be an int, not {type(replication).__name__}")
+    if not 0 <= replication <= MAX_REPLICATION:
+        raise ValueError(f"replication must be 0 to {MAX_REPLICATION}, not {replication}")
+    if progress is not None and not callable(progress):
+        raise TypeError(
+            f"progress must be a function of (simulated_s, duration_s), not {type(progress).__name__}"
+        )
     tables = _core.run(scenario.text, scenario.source, replication, scenario.overrides_json(), progress)
     return Results(tables)

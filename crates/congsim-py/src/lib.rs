@@ -226,6 +226,16 @@ fn network<'py>(
 }
 
 /// The JSON Schema of the scenario format.
+/// The resource limits in force (`CONGSIM_LIMITS` applied), as `[(name, value, what it
+/// counts), ...]`; `ScenarioError` when the variable is malformed.
+#[pyfunction]
+fn limits() -> PyResult<Vec<(&'static str, u64, &'static str)>> {
+    let limits = scenario::Limits::from_env().map_err(scenario_error)?;
+    Ok((limits.entries().zip(scenario::limits::LIMITS.iter()))
+        .map(|((name, value), def)| (name, value, def.counts))
+        .collect())
+}
+
 #[pyfunction]
 fn schema() -> String {
     scenario::json_schema()
@@ -240,6 +250,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(limits, m)?)?;
     m.add_function(wrap_pyfunction!(effective_toml, m)?)?;
     m.add_function(wrap_pyfunction!(network, m)?)?;
     Ok(())

@@ -1,6 +1,9 @@
 //! Every kind of mistake gets one precise message naming the file, the field and what is
 //! allowed. The table pins the exact text.
 
+mod common;
+
+use common::f64_col;
 use congsim::scenario::from_toml_str;
 
 const BASE: &str = r#"nodes = ["a", "b"]
@@ -681,7 +684,7 @@ fn inputs_that_would_exhaust_memory_are_refused_in_validation() {
         (
             "a series interval of a nanosecond",
             Box::new(|b| format!("{b}[metrics]\nseries_interval = \"1ns\"\n")),
-            "bad.toml: metrics.series_interval: 1 000 000 001 samples of 3 series make 3 000 000 003 rows; the limit is 20 000 000 (over this duration, an interval of at least 151ns)",
+            "bad.toml: metrics.series_interval: 1 000 000 001 samples of 3 series make 3 000 000 003 rows (over this duration, an interval of at least 151ns stays within the limit); the series_rows limit is 20 000 000 (CONGSIM_LIMITS=series_rows=N raises it)",
         ),
         (
             "a trillion transfer arrivals a second",
@@ -690,12 +693,12 @@ fn inputs_that_would_exhaust_memory_are_refused_in_validation() {
                     "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"exponential\"\nmean_size = \"64KB\"\narrivals_per_second = 1e12\n"
                 )
             }),
-            "bad.toml: transfers[0].arrivals_per_second: 1.000e12 arrivals a second over 1 s start about 1.000e12 transfers; the limit is 2 000 000",
+            "bad.toml: transfers[0].arrivals_per_second: 1.000e12 arrivals a second over 1 s start about 1.000e12 transfers; the transfers limit is 2 000 000 (CONGSIM_LIMITS=transfers=N raises it)",
         ),
         (
             "more flows than the limit",
             Box::new(|b| format!("{b}count = 1000001\n")),
-            "bad.toml: flows[0].count: brings the number of flows and CBR sources to 1 000 001; the limit is 1 000 000",
+            "bad.toml: flows[0].count: brings the number of flows and CBR sources to 1 000 001; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it)",
         ),
         (
             "an ambiguous kilobyte",
@@ -756,7 +759,8 @@ fn a_route_table_beyond_the_limit_is_refused_before_it_is_built() {
         err,
         "ring.toml: nodes: 10 001 nodes with traffic addressed to 10 000 of them need 100 010 000 route \
          entries (10 000 nodes need a route table of their own: destinations that are not hosts on \
-         one access link, and the nodes such hosts hang off); the limit is 100 000 000"
+         one access link, and the nodes such hosts hang off); the route_entries limit is 100 000 000 \
+         (CONGSIM_LIMITS=route_entries=N raises it)"
     );
 }
 
@@ -818,4 +822,172 @@ fn settings_that_do_nothing_are_warned_about() {
         w[0].starts_with("links[0].queue.limit_bytes: 500 B holds no packet of \"flow0\""),
         "{w:?}"
     );
+}
+
+/// A scenario made by a `[topology]` table alone.
+fn topology(table: &str) -> String {
+    format!("[simulation]\nduration = \"1s\"\n[topology]\n{table}\n")
+}
+
+#[test]
+fn generated_topologies_are_counted_before_they_are_built() {
+    let dumbbell = "kind = \"dumbbell\"\nbottleneck_rate = \"10Mbps\"\nbottleneck_delay = \"10ms\"\naccess_rate = \"100Mbps\"\naccess_delay = \"1ms\"\n";
+    let lot = "kind = \"parking_lot\"\nhop_rate = \"10Mbps\"\nhop_delay = \"1ms\"\naccess_rate = \"100Mbps\"\naccess_delay = \"1ms\"\n";
+    let fat = "kind = \"fat_tree\"\nrate = \"1Gbps\"\ndelay = \"1us\"\ntraffic = \"all_to_all\"\n";
+    let cases = [
+        (
+            topology(&format!("{dumbbell}pairs = 1000000000")),
+            "big.toml: topology.pairs: makes 2 000 000 002 nodes; the nodes limit is 4 000 000 (CONGSIM_LIMITS=nodes=N raises it)",
+        ),
+        (
+            topology(&format!("{dumbbell}pairs = 1500000")),
+            "big.toml: topology.pairs: makes 1 500 000 flows; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it)",
+        ),
+        (
+            topology(&format!("{lot}hops = 1000000000")),
+            "big.toml: topology.hops: makes 3 000 000 003 nodes; the nodes limit is 4 000 000 (CONGSIM_LIMITS=nodes=N raises it)",
+        ),
+        (
+            topology(&format!("{fat}k = 24")),
+            "big.toml: topology.k: makes 11 940 480 flows; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it)",
+        ),
+        (
+            // The file's own flows count with the generated ones.
+            format!(
+                "{}[[flows]]\nfrom = \"h0\"\nto = \"h1\"\ncount = 900000\n",
+                topology(&format!("{fat}k = 14"))
+            ),
+            "big.toml: topology.k: makes 469 910 flows, 1 369 910 with the file's own; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it)",
+        ),
+    ];
+    // Refused from the parameters: building two billion nodes first would abort the process.
+    for (text, expected) in cases {
+        let got = from_toml_str(&text, "big.toml").map(|_| ()).unwrap_err();
+        assert_eq!(got.to_string(), expected);
+    }
+    // Sizes the generators make are the sizes counted (the arithmetic is checked).
+    let s = from_toml_str(&topology(&format!("{fat}k = 4")), "ok.toml").unwrap();
+    assert_eq!((s.nodes.len(), s.flows.len()), (16 + 16 + 4, 16 * 15));
+    assert_eq!(s.source.links.len(), 16 + 2 * 4 * 4);
+    let s = from_toml_str(&topology(&format!("{lot}hops = 3")), "ok.toml").unwrap();
+    assert_eq!(
+        (s.nodes.len(), s.source.links.len(), s.flows.len()),
+        (12, 11, 4)
+    );
+}
+
+#[test]
+fn sources_and_traces_that_would_run_for_ever_are_refused() {
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "a CBR source of 20-byte packets at 1 Tbps",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1000Gbps\"\npacket_size = \"20B\"\n"
+                )
+            }),
+            "bad.toml: cbr[0].rate: the CBR source \"cbr0\" would send about 6.250e9 packets and cells in 1 s at their rates; the source_packets limit is 1 000 000 000 (CONGSIM_LIMITS=source_packets=N raises it)",
+        ),
+        (
+            "many CBR sources that are each modest",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Gbps\"\npacket_size = \"100B\"\ncount = 100\n"
+                )
+            }),
+            "bad.toml: cbr[0].rate: the 100 CBR and VBR sources (the largest \"cbr0.0\") would send about 1.250e9 packets and cells in 1 s at their rates; the source_packets limit is 1 000 000 000 (CONGSIM_LIMITS=source_packets=N raises it)",
+        ),
+        (
+            "a sequence trace of a long fast run",
+            Box::new(|b| {
+                format!("{b}[metrics]\nsequence_trace = true\n")
+                    .replace("duration = \"1s\"", "duration = \"3000s\"")
+                    .replace("rate = \"10Mbps\"", "rate = \"1Gbps\"")
+            }),
+            "bad.toml: metrics.sequence_trace: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 1.125e9 rows; the trace_rows limit is 50 000 000 (CONGSIM_LIMITS=trace_rows=N raises it)",
+        ),
+        (
+            "TCP events of a long fast run",
+            Box::new(|b| {
+                format!("{b}[metrics]\ntcp_events = true\n")
+                    .replace("duration = \"1s\"", "duration = \"3000s\"")
+                    .replace("rate = \"10Mbps\"", "rate = \"1Gbps\"")
+            }),
+            "bad.toml: metrics.tcp_events: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 3.750e8 rows; the trace_rows limit is 50 000 000 (CONGSIM_LIMITS=trace_rows=N raises it)",
+        ),
+    ];
+    expect_messages(&cases);
+    // Flows that share a bottleneck share its rate: 1000 flows through 10 Mbps for 1000 s
+    // trace as one.
+    let shared = format!("{BASE}count = 1000\n[metrics]\nsequence_trace = true\n")
+        .replace("duration = \"1s\"", "duration = \"1000s\"");
+    assert!(from_toml_str(&shared, "ok.toml").is_ok());
+}
+
+#[test]
+fn numbers_that_feed_arithmetic_have_stated_ranges() {
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "a window past 2^30 packets",
+            Box::new(|b| format!("{b}[tcp]\nwindow = 9223372036854775807\n")),
+            "bad.toml: tcp.window: must be 1 to 1073741824 packets (2^30)",
+        ),
+        (
+            "a receiver buffer past what TCP can advertise",
+            Box::new(|b| format!("{b}[tcp]\nprofile = \"rfc\"\nreceiver_buffer = \"2GB\"\n")),
+            "bad.toml: tcp.receiver_buffer: must be at most 1GiB, the largest window TCP can advertise (RFC 7323: 65535 << 14)",
+        ),
+        (
+            "headers past IPv4 and TCP with every option",
+            Box::new(|b| format!("{b}[tcp]\nheader_bytes = 4294967295\n")),
+            "bad.toml: tcp.header_bytes: must be 0 to 120 bytes (IPv4 and TCP headers with every option: 60 + 60)",
+        ),
+        (
+            "an initial window of four billion segments",
+            Box::new(|b| format!("{b}[tcp]\ninitial_window = 4294967295\n")),
+            "bad.toml: tcp.initial_window: must be 1 to 1048576 segments",
+        ),
+        (
+            "a CBR packet smaller than an IP header",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\npacket_size = \"19B\"\n"
+                )
+            }),
+            "bad.toml: cbr[0].packet_size: is bytes on the wire: between 20B (an IPv4 header) and 65535B",
+        ),
+    ];
+    expect_messages(&cases);
+    // The largest window accepted runs (the overflow was at u64::MAX).
+    let s = from_toml_str(&format!("{BASE}[tcp]\nwindow = 1073741824\n"), "ok.toml").unwrap();
+    assert!(f64_col(&congsim::run(&s, 0), "flows", "goodput_bps")[0] > 5e6);
+}
+
+#[test]
+fn names_must_be_printable_text() {
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "an escape sequence in a node name",
+            Box::new(|b| b.replace("\"a\", \"b\"]", "\"a\", \"b\", \"\\u001b[2J\"]")),
+            "bad.toml: nodes[2]: a name must not contain control characters (found U+001B)",
+        ),
+        (
+            "a line break in a flow name",
+            Box::new(|b| format!("{b}name = \"x\\ny\"\n")),
+            "bad.toml: flows[0].name: a name must not contain control characters (found U+000A)",
+        ),
+        (
+            "NUL in the scenario name",
+            Box::new(|b| format!("name = \"x\\u0000\"\n{b}")),
+            "bad.toml: name: a name must not contain control characters (found U+0000)",
+        ),
+        (
+            "a blank CBR name",
+            Box::new(|b| {
+                format!("{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nname = \" \"\n")
+            }),
+            "bad.toml: cbr[0].name: a name must not be empty",
+        ),
+    ];
+    expect_messages(&cases);
 }

@@ -651,7 +651,7 @@ def reproduce(
         raise ValueError(f"{study.name} is not reproducible yet: {study.pending}")
     plan = load_plan(study.plan_path())
     if replications is not None:
-        plan = replace(plan, replications=replications)
+        plan = plan.with_replications(replications)
     folder = out / study.name
     first_replication = [r for r in plan.runs() if r.replication == 0]
     traced_runs = first_replication if study.trace_points_by is not None else []

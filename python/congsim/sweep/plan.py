@@ -38,13 +38,14 @@ import functools
 import hashlib
 import itertools
 import json
+import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from congsim import _core
-from congsim.scenario import Scenario, read_text
+from congsim.scenario import Scenario, grouped, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -97,6 +98,13 @@ class Plan:
         names = list(self.axes)
         combos = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*self.axes.values())]
         return [dict(point) | combo for point in (self.listed or [{}]) for combo in combos]
+
+    def with_replications(self, replications: int) -> Plan:
+        """This plan with another number of replications, checked as a plan file's are."""
+        if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+            raise _fail(self.source, "replications", "must be a whole number of at least 1")
+        _check_run_count(self.source, self.listed, self.axes, replications)
+        return replace(self, replications=replications)
 
     def runs(self) -> list[RunSpec]:
         """Every run, with a key that changes whenever anything that shapes the run changes."""
@@ -205,8 +213,15 @@ def _checked_plan(doc: dict[str, Any], source: str, scenario_text: str, scenario
     replications = doc.get("replications", scenario_replications)
     if not isinstance(replications, int) or isinstance(replications, bool) or replications < 1:
         raise _fail(source, "replications", "must be a whole number of at least 1")
+    _check_run_count(source, listed, axes, replications)
+    name = doc.get("name", Path(source).stem)
+    if not isinstance(name, str):
+        raise _fail(source, "name", "must be a string")
+    problem = path_component_problem(name)
+    if problem is not None:
+        raise _fail(source, "name", f"{problem} (the default results store is sweeps/<name>)")
     plan = Plan(
-        name=str(doc.get("name", Path(source).stem)),
+        name=name,
         source=source,
         scenario_text=scenario_text,
         scenario_source=scenario_path,
@@ -221,6 +236,46 @@ def _checked_plan(doc: dict[str, Any], source: str, scenario_text: str, scenario
         fields = [(path, value) for path, value in point.items() if path != LABEL]
         _validated(scenario_text, scenario_path, [*fixed.items(), *fields], source)
     return plan
+
+
+def plan_runs_limit() -> int:
+    """The `plan_runs` limit in force (`CONGSIM_LIMITS`)."""
+    return next(value for name, value, _ in _core.limits() if name == "plan_runs")
+
+
+def _check_run_count(
+    source: str, listed: list[dict[str, Value]], axes: dict[str, list[Value]], replications: int
+) -> None:
+    """Counts the runs from the plan's sizes, before expanding it: a plan of 40 two-valued axes
+    is refused at once instead of filling memory."""
+    configurations = max(len(listed), 1) * math.prod(len(values) for values in axes.values())
+    runs = configurations * replications
+    limit = plan_runs_limit()
+    if runs > limit:
+        sizes = " x ".join(str(len(v)) for v in axes.values()) or "1"
+        raise _fail(
+            source,
+            "axes" if axes else "replications",
+            f"{max(len(listed), 1)} listed point(s) x axes of {sizes} values x {replications} replications "
+            f"make {grouped(runs)} runs; the plan_runs limit is {grouped(limit)} "
+            "(CONGSIM_LIMITS=plan_runs=N raises it)",
+        )
+
+
+def path_component_problem(name: str) -> str | None:
+    """Why `name` cannot be one folder name inside another (None when it can): it must not be
+    empty, `.` or `..`, hold a path separator or a control character, or pass 100 characters."""
+    if not name.strip():
+        return "must not be empty"
+    if name in (".", ".."):
+        return f"must not be {name!r}"
+    if "/" in name or "\\" in name:
+        return "must be one folder name: no / or \\"
+    if any(not ch.isprintable() for ch in name):
+        return "must not contain control characters"
+    if len(name) > 100:
+        return "must be at most 100 characters"
+    return None
 
 
 def _validated(

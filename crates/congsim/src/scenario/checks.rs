@@ -3,20 +3,11 @@
 //! warnings for settings that do nothing or defeat themselves.
 
 use super::ScenarioError;
+use super::limits::{Limits, grouped};
 use super::resolve::{QueueDiscipline, Scenario};
 use congsim_core::{FlowId, LinkId};
 use congsim_ip::{QueueLimit, ScriptedAction};
 use std::fmt;
-
-/// Route entries (nodes × destinations of traffic) a scenario may need: 4 bytes each, so at
-/// most 400 MB.
-pub const MAX_ROUTE_ENTRIES: u64 = 100_000_000;
-/// Rows of the time series (samples × flows, links and sources sampled).
-pub const MAX_SERIES_ROWS: u64 = 20_000_000;
-/// Random transfers a group may be expected to start (arrival rate × active time).
-pub const MAX_EXPECTED_TRANSFERS: f64 = 2_000_000.0;
-/// TCP flows and CBR sources in one scenario.
-pub const MAX_FLOWS: u64 = 1_000_000;
 
 /// Something in a scenario that is allowed but almost certainly not what was meant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,19 +38,6 @@ pub(super) fn listing<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     }
 }
 
-/// A number with thousands separators, for limits in messages.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(' ');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// `ps` picoseconds rounded up to three digits in the largest unit that keeps them above 1.
 fn readable_duration(ps: u64) -> String {
     let (unit, per) = [
@@ -80,96 +58,197 @@ fn readable_duration(ps: u64) -> String {
 /// The route table for `nodes` nodes must stay in bounds: `rows` rows of one entry per node,
 /// for traffic addressed to `destinations` nodes.
 pub(super) fn route_entries(
+    limits: &Limits,
     file: &str,
     nodes: usize,
     destinations: usize,
     rows: u64,
 ) -> Result<(), ScenarioError> {
-    let entries = nodes as u64 * rows;
-    if entries > MAX_ROUTE_ENTRIES {
-        return Err(ScenarioError {
-            file: file.to_string(),
-            path: "nodes".into(),
-            message: format!(
-                "{} nodes with traffic addressed to {} of them need {} route entries ({} nodes need a \
-                 route table of their own: destinations that are not hosts on one access link, and \
-                 the nodes such hosts hang off); the limit is {}",
-                grouped(nodes as u64),
-                grouped(destinations as u64),
-                grouped(entries),
-                grouped(rows),
-                grouped(MAX_ROUTE_ENTRIES)
-            ),
-        });
-    }
-    Ok(())
+    let entries = (nodes as u64).saturating_mul(rows);
+    limits.check("route_entries", entries, file, "nodes", || {
+        format!(
+            "{} nodes with traffic addressed to {} of them need {} route entries ({} nodes need a \
+             route table of their own: destinations that are not hosts on one access link, and \
+             the nodes such hosts hang off)",
+            grouped(nodes as u64),
+            grouped(destinations as u64),
+            grouped(entries),
+            grouped(rows),
+        )
+    })
 }
 
 /// Flows declared so far (with their counts) must stay in bounds; `path` is the entry that
 /// passes the limit.
-pub(super) fn flow_count(file: &str, path: &str, flows: u64) -> Result<(), ScenarioError> {
-    if flows > MAX_FLOWS {
-        return Err(ScenarioError {
-            file: file.to_string(),
-            path: path.to_string(),
-            message: format!(
-                "brings the number of flows and CBR sources to {}; the limit is {}",
-                grouped(flows),
-                grouped(MAX_FLOWS)
-            ),
-        });
-    }
-    Ok(())
+pub(super) fn flow_count(
+    limits: &Limits,
+    file: &str,
+    path: &str,
+    flows: u64,
+) -> Result<(), ScenarioError> {
+    limits.check("flows", flows, file, path, || {
+        format!(
+            "brings the number of flows and CBR sources to {}",
+            grouped(flows)
+        )
+    })
 }
 
-/// Limits on what a run will hold in memory, checked on the resolved scenario.
-pub(super) fn limits(s: &Scenario, file: &str) -> Result<(), ScenarioError> {
-    let err = |path: String, message: String| ScenarioError {
-        file: file.to_string(),
-        path,
-        message,
-    };
+/// Limits on what a run will hold in memory or take in time, checked on the resolved
+/// scenario.
+pub(super) fn limits(s: &Scenario, limits: &Limits, file: &str) -> Result<(), ScenarioError> {
     if let Some(interval) = s.series_interval {
         let samples = s.duration.as_ps() / interval.as_ps() + 1;
         let series = (s.flows.len() + s.cbr.len() + s.links.len()) as u64;
         let rows = samples.saturating_mul(series);
-        if rows > MAX_SERIES_ROWS {
-            let shortest_ps = s
-                .duration
-                .as_ps()
-                .div_ceil((MAX_SERIES_ROWS / series.max(1)).max(1));
-            return Err(err(
-                "metrics.series_interval".into(),
-                format!(
-                    "{} samples of {series} series make {} rows; the limit is {} (over this duration, an interval of at least {})",
-                    grouped(samples),
-                    grouped(rows),
-                    grouped(MAX_SERIES_ROWS),
-                    readable_duration(shortest_ps)
-                ),
-            ));
-        }
+        let most = limits.get("series_rows");
+        limits.check("series_rows", rows, file, "metrics.series_interval", || {
+            let shortest_ps = s.duration.as_ps().div_ceil((most / series.max(1)).max(1));
+            format!(
+                "{} samples of {series} series make {} rows (over this duration, an interval of at least {} stays within the limit)",
+                grouped(samples),
+                grouped(rows),
+                readable_duration(shortest_ps)
+            )
+        })?;
     }
     for (i, (t, spec)) in s.transfers.iter().zip(&s.source.transfers).enumerate() {
         let active_s = (t.stop.as_ps() - t.start.as_ps()) as f64 / 1e12;
         let expected = t.arrivals_per_second * active_s;
-        if expected > MAX_EXPECTED_TRANSFERS {
-            let field = if spec.arrivals_per_second.is_some() {
-                "arrivals_per_second"
-            } else {
-                "load"
-            };
-            return Err(err(
-                format!("transfers[{i}].{field}"),
+        let field = if spec.arrivals_per_second.is_some() {
+            "arrivals_per_second"
+        } else {
+            "load"
+        };
+        limits.check(
+            "transfers",
+            saturating_count(expected),
+            file,
+            &format!("transfers[{i}].{field}"),
+            || {
                 format!(
-                    "{:.3e} arrivals a second over {active_s} s start about {expected:.3e} transfers; the limit is {}",
-                    t.arrivals_per_second,
-                    grouped(MAX_EXPECTED_TRANSFERS as u64)
-                ),
-            ));
+                    "{:.3e} arrivals a second over {active_s} s start about {expected:.3e} transfers",
+                    t.arrivals_per_second
+                )
+            },
+        )?;
+    }
+    source_packets(s, limits, file)?;
+    trace_rows(s, limits, file)
+}
+
+/// A non-negative estimate as a count (saturating: estimates can pass 2^64).
+fn saturating_count(x: f64) -> u64 {
+    if x.is_nan() { u64::MAX } else { x as u64 }
+}
+
+/// Packets the CBR sources and cells the VBR sources send over the run, at their rates (the
+/// whole run, as an upper bound of on periods): a source of 1-byte packets at 100 Gbps would
+/// otherwise run for ever.
+fn source_packets(s: &Scenario, limits: &Limits, file: &str) -> Result<(), ScenarioError> {
+    let run_s = s.duration.as_ps() as f64 / 1e12;
+    let cbr = (s.cbr.iter().zip(0..)).map(|(c, i)| {
+        let packets = c.config.rate.bps() as f64 * run_s / (8.0 * f64::from(c.config.packet_bytes));
+        (packets, i)
+    });
+    let mut total = 0.0;
+    let mut largest: Option<(f64, usize)> = None;
+    for (packets, i) in cbr {
+        total += packets;
+        if largest.is_none_or(|(most, _)| packets > most) {
+            largest = Some((packets, i));
         }
     }
-    Ok(())
+    let vbr_cells: f64 = (s.links.iter())
+        .filter_map(|l| l.atm.as_ref()?.vbr.as_ref())
+        .map(|v| v.rate * run_s)
+        .sum();
+    total += vbr_cells;
+    // The entry named: the largest CBR source's, or the VBR sources' when they are all.
+    let sources = s.cbr.len()
+        + (s.links.iter())
+            .filter(|l| l.atm.as_ref().is_some_and(|a| a.vbr.is_some()))
+            .count();
+    let (path, which) = match largest {
+        Some((_, i)) if sources == 1 => (
+            cbr_entry(s, i),
+            format!("the CBR source \"{}\"", s.cbr[i].name),
+        ),
+        Some((_, i)) => (
+            cbr_entry(s, i),
+            format!(
+                "the {sources} CBR and VBR sources (the largest \"{}\")",
+                s.cbr[i].name
+            ),
+        ),
+        None => ("vbr".to_string(), format!("the {sources} VBR sources")),
+    };
+    limits.check(
+        "source_packets",
+        saturating_count(total),
+        file,
+        &path,
+        || {
+            format!(
+                "{which} would send about {total:.3e} packets and cells in {run_s} s at their rates"
+            )
+        },
+    )
+}
+
+/// The `[[cbr]]` entry that declared resolved source `index` (an entry with `count` makes
+/// several).
+fn cbr_entry(s: &Scenario, index: usize) -> String {
+    let mut first = 0;
+    for (i, spec) in s.source.cbr.iter().enumerate() {
+        first += spec.count as usize;
+        if index < first {
+            return format!("cbr[{i}].rate");
+        }
+    }
+    "cbr".to_string()
+}
+
+/// Rows the sequence trace and the TCP event table could reach: data packets the flows can
+/// send at the rate of the slowest link on their paths, counted once per such link (flows
+/// that share a bottleneck share its rate); the sequence trace has a row per data packet
+/// sent, per ACK received and per drop.
+fn trace_rows(s: &Scenario, limits: &Limits, file: &str) -> Result<(), ScenarioError> {
+    if !(s.sequence_trace || s.tcp_events) || (s.flows.is_empty() && s.transfers.is_empty()) {
+        return Ok(());
+    }
+    let run_s = s.duration.as_ps() as f64 / 1e12;
+    let endpoints = (s.flows.iter())
+        .map(|f| (f.src, f.dst, f.sender.mss + f.sender.header_bytes))
+        .chain((s.transfers.iter()).map(|t| (t.src, t.dst, t.sender.mss + t.sender.header_bytes)));
+    // Per bottleneck link: the smallest packet that crosses it as a flow's bottleneck.
+    let mut smallest: Vec<u32> = vec![0; s.links.len()];
+    for (src, dst, bytes) in endpoints {
+        let slowest = (s.routes.reachable_links(&s.links, src, dst).into_iter())
+            .min_by_key(|l| (s.links[l.index()].rate.bps(), l.index()));
+        if let Some(l) = slowest {
+            let entry = &mut smallest[l.index()];
+            *entry = if *entry == 0 {
+                bytes
+            } else {
+                (*entry).min(bytes)
+            };
+        }
+    }
+    let packets: f64 = (s.links.iter().zip(&smallest))
+        .filter(|(_, bytes)| **bytes > 0)
+        .map(|(l, bytes)| l.rate.bps() as f64 * run_s / (8.0 * f64::from(*bytes)))
+        .sum();
+    let (field, rows) = if s.sequence_trace {
+        ("metrics.sequence_trace", 3.0 * packets)
+    } else {
+        ("metrics.tcp_events", packets)
+    };
+    limits.check("trace_rows", saturating_count(rows), file, field, || {
+        format!(
+            "the flows can send about {packets:.3e} data packets in {run_s} s at their bottleneck rates: up to about {rows:.3e} rows"
+        )
+    })
 }
 
 /// A scripted drop or mark as declared (`drops[i]`, `marks[i]`), for one flow it names.

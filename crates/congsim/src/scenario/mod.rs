@@ -8,6 +8,7 @@ pub mod schema;
 pub mod units;
 
 pub mod checks;
+pub mod limits;
 pub mod network;
 mod overrides;
 mod resolve;
@@ -15,6 +16,7 @@ pub mod routes;
 mod topology;
 
 pub use checks::ScenarioWarning;
+pub use limits::Limits;
 pub use network::TrafficPath;
 pub use resolve::{
     QueueDiscipline, ResolvedCapture, ResolvedCbr, ResolvedFlow, ResolvedLink, Scenario,
@@ -57,6 +59,9 @@ fn line_col(text: &str, at: usize) -> (usize, usize) {
 
 /// Parses scenario TOML `text`; `file` labels error messages.
 pub fn parse_file(text: &str, file: &str) -> Result<ScenarioFile, ScenarioError> {
+    Limits::from_env()?.check("file_bytes", text.len() as u64, file, "", || {
+        format!("is {} bytes long", limits::grouped(text.len() as u64))
+    })?;
     let located = |message: &str, span: Option<std::ops::Range<usize>>| match span {
         Some(span) => {
             let (line, col) = line_col(text, span.start);

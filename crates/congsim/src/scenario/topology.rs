@@ -2,17 +2,43 @@
 //! rest of loading checks them as if they had been written out.
 
 use super::ScenarioError;
+use super::limits::{Limits, grouped};
 use super::schema::{
     DumbbellSpec, FatTreeSpec, FatTreeTraffic, FlowSpec, IncastSpec, LinkSpec, ParkingLotSpec,
     QueueSpec, ScenarioFile, TopologySpec,
 };
 use super::units::{DurationText, RateText, SizeText};
 
-/// `file` with its topology's nodes, links and flows in front of its own.
-pub(super) fn expand(mut file: ScenarioFile, label: &str) -> Result<ScenarioFile, ScenarioError> {
+/// `file` with its topology's nodes, links and flows in front of its own. What a generator
+/// makes is counted from its parameters first, and checked against `limits`, so that a
+/// mistyped size is refused before anything of that size is allocated.
+pub(super) fn expand(
+    mut file: ScenarioFile,
+    label: &str,
+    limits: &Limits,
+) -> Result<ScenarioFile, ScenarioError> {
     let Some(topology) = file.topology.take() else {
         return Ok(file);
     };
+    let (field, size) = generated_size(&topology);
+    let own_flows: u64 = (file.flows.iter().map(|f| u64::from(f.count)))
+        .chain(file.cbr.iter().map(|c| u64::from(c.count)))
+        .sum();
+    for (name, generated, own) in [
+        ("nodes", size.nodes, file.nodes.len() as u64),
+        ("links", size.links, file.links.len() as u64),
+        ("flows", size.flows, own_flows),
+    ] {
+        let total = generated.saturating_add(own);
+        limits.check(name, total, label, &format!("topology.{field}"), || {
+            let with_own = if own > 0 {
+                format!(", {} with the file's own", grouped(total))
+            } else {
+                String::new()
+            };
+            format!("makes {} {name}{with_own}", grouped(generated))
+        })?;
+    }
     let generated = match &topology {
         TopologySpec::Dumbbell(spec) => dumbbell(spec, label)?,
         TopologySpec::ParkingLot(spec) => parking_lot(spec, label)?,
@@ -26,6 +52,65 @@ pub(super) fn expand(mut file: ScenarioFile, label: &str) -> Result<ScenarioFile
     file.links.splice(0..0, generated.links);
     file.flows.splice(0..0, generated.flows);
     Ok(file)
+}
+
+/// How many nodes, links and flows a generator makes.
+struct Size {
+    nodes: u64,
+    links: u64,
+    flows: u64,
+}
+
+/// What `topology` makes, computed from its parameters (saturating), and the parameter that
+/// sets its size.
+fn generated_size(topology: &TopologySpec) -> (&'static str, Size) {
+    let flows_if = |on: bool, n: u64| if on { n } else { 0 };
+    match topology {
+        TopologySpec::Dumbbell(spec) => {
+            let n = u64::from(spec.pairs);
+            let size = Size {
+                nodes: 2 * n + 2,
+                links: 2 * n + 1,
+                flows: flows_if(spec.flows, n),
+            };
+            ("pairs", size)
+        }
+        TopologySpec::ParkingLot(spec) => {
+            let hops = u64::from(spec.hops);
+            let size = Size {
+                nodes: 3 * hops + 3,
+                links: 3 * hops + 2,
+                flows: flows_if(spec.flows, hops + 1),
+            };
+            ("hops", size)
+        }
+        TopologySpec::Incast(spec) => {
+            let n = u64::from(spec.senders);
+            let size = Size {
+                nodes: n + 2,
+                links: n + 1,
+                flows: flows_if(spec.flows, n),
+            };
+            ("senders", size)
+        }
+        TopologySpec::FatTree(spec) => {
+            // Sizes of any k the generator accepts (it refuses k past 64 itself).
+            let k = u64::from(spec.k.min(64));
+            let half = k / 2;
+            let hosts = k * half * half;
+            let flows = match spec.traffic {
+                FatTreeTraffic::Stride => hosts,
+                FatTreeTraffic::AllToAll => hosts * hosts.saturating_sub(1),
+                FatTreeTraffic::None => 0,
+            };
+            let size = Size {
+                nodes: hosts + k * k + half * half,
+                links: hosts + 2 * k * half * half,
+                flows,
+            };
+            ("k", size)
+        }
+    }
 }
 
 #[derive(Default)]

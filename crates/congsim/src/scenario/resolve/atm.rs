@@ -382,11 +382,18 @@ pub(super) fn find_single_feeders(
     let tcp_paths = flows.iter().flat_map(|f| [(f.src, f.dst), (f.dst, f.src)]);
     for (from, to) in tcp_paths.chain(one_way.iter().copied()) {
         let reached = routes.reachable_links(links, from, to);
+        // The reached links by the node they arrive at, so that a node's upstream links are
+        // found by binary search (a scan per link made a path of n hops cost n²).
+        let mut arriving: Vec<(NodeId, LinkId)> = (reached.iter())
+            .map(|&u| (links[u.index()].to, u))
+            .collect();
+        arriving.sort_unstable();
         for &link in &reached {
             let at = links[link.index()].from;
-            let upstream = (reached.iter())
-                .filter(|u| links[u.index()].to == at)
-                .map(|&u| Feeder::Link(u));
+            let first = arriving.partition_point(|&(node, _)| node < at);
+            let upstream = (arriving[first..].iter())
+                .take_while(|&&(node, _)| node == at)
+                .map(|&(_, u)| Feeder::Link(u));
             for feeder in (at == from)
                 .then_some(Feeder::Host)
                 .into_iter()

@@ -3,6 +3,7 @@
 
 use super::ScenarioError;
 use super::checks::{self, ScenarioWarning, Scripted};
+use super::limits::{self, Limits};
 use super::routes::{Hop, Routes};
 use super::schema::*;
 use crate::transfers::SizeLaw;
@@ -230,9 +231,38 @@ pub struct Scenario {
 
 struct Ctx<'a> {
     file: &'a str,
+    limits: &'a Limits,
 }
 
+/// The longest name accepted, in characters.
+const MAX_NAME_CHARS: usize = 256;
+
 impl Ctx<'_> {
+    /// A name (of the scenario, a node, a flow, a source or a class) must be printable text:
+    /// names reach terminals, CSV files and file names, where control characters (escape
+    /// sequences, NUL, line breaks) would do harm.
+    fn plain_name(&self, path: &str, name: &str) -> Result<(), ScenarioError> {
+        if name.trim().is_empty() {
+            return Err(self.err(path, "a name must not be empty"));
+        }
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            return Err(self.err(
+                path,
+                format!(
+                    "a name must not contain control characters (found U+{:04X})",
+                    u32::from(c)
+                ),
+            ));
+        }
+        if name.chars().count() > MAX_NAME_CHARS {
+            return Err(self.err(
+                path,
+                format!("a name must be at most {MAX_NAME_CHARS} characters"),
+            ));
+        }
+        Ok(())
+    }
+
     fn err(&self, path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
         ScenarioError {
             file: self.file.to_string(),
@@ -250,8 +280,19 @@ fn node_list(nodes: &BTreeMap<&str, NodeId>) -> String {
 
 impl Scenario {
     pub(super) fn resolve(file: ScenarioFile, label: &str) -> Result<Self, ScenarioError> {
-        let file = super::topology::expand(file, label)?;
-        let ctx = Ctx { file: label };
+        let limits = Limits::from_env()?;
+        let file = super::topology::expand(file, label, &limits)?;
+        let ctx = Ctx {
+            file: label,
+            limits: &limits,
+        };
+        let counted = |name: &str, count: usize, path: &str, what: &str| {
+            limits.check(name, count as u64, label, path, || {
+                format!("declares {} {what}", limits::grouped(count as u64))
+            })
+        };
+        counted("nodes", file.nodes.len(), "nodes", "nodes")?;
+        counted("links", file.links.len(), "links", "links")?;
         let duration = file.simulation.duration.value;
         if duration.is_zero() {
             return Err(ctx.err("simulation.duration", "must be greater than zero"));
@@ -290,10 +331,11 @@ impl Scenario {
                 "declare at least two nodes, or a [topology] that makes them",
             ));
         }
+        if let Some(name) = &file.name {
+            ctx.plain_name("name", name)?;
+        }
         for (i, name) in file.nodes.iter().enumerate() {
-            if name.trim().is_empty() {
-                return Err(ctx.err(format!("nodes[{i}]"), "a node name must not be empty"));
-            }
+            ctx.plain_name(&format!("nodes[{i}]"), name)?;
             if nodes.insert(name.as_str(), NodeId(i as u32)).is_some() {
                 return Err(ctx.err(
                     format!("nodes[{i}]"),
@@ -403,7 +445,13 @@ impl Scenario {
             ));
         }
         let rows = Routes::rows_needed(file.nodes.len(), &links, endpoints.iter().copied(), ecmp);
-        checks::route_entries(label, file.nodes.len(), endpoints.len(), rows as u64)?;
+        checks::route_entries(
+            &limits,
+            label,
+            file.nodes.len(),
+            endpoints.len(),
+            rows as u64,
+        )?;
         let routes = Routes::compute(file.nodes.len(), &links, endpoints, ecmp);
 
         // Flows.
@@ -465,8 +513,12 @@ impl Scenario {
                 None => None,
             };
             let tcp = resolve_tcp(&ctx, &file.tcp, &spec.tcp, &p)?;
+            if let Some(name) = &spec.name {
+                ctx.plain_name(&format!("{p}.name"), name)?;
+            }
             let base_name = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
             checks::flow_count(
+                &limits,
                 label,
                 &format!("{p}.count"),
                 flows.len() as u64 + u64::from(spec.count),
@@ -670,7 +722,7 @@ impl Scenario {
             source: file,
             warnings: Vec::new(),
         };
-        checks::limits(&scenario, label)?;
+        checks::limits(&scenario, &limits, label)?;
         scenario.warnings = checks::warnings(&scenario, &scripted_entries);
         Ok(scenario)
     }

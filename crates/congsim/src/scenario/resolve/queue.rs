@@ -28,6 +28,7 @@ fn resolve_cbq(
             .name
             .as_deref()
             .ok_or_else(|| ctx.err(class_field(i, "name"), "a CBQ class needs a name"))?;
+        ctx.plain_name(&class_field(i, "name"), name)?;
         if names.insert(name, i).is_some() {
             return Err(ctx.err(
                 class_field(i, "name"),

@@ -2,6 +2,16 @@
 
 use super::*;
 
+/// Header bytes a data segment may carry: IPv4 and TCP headers, each with all 40 bytes of
+/// options.
+const MAX_HEADER_BYTES: u32 = 120;
+/// ns-2's `window_` in packets: up to 2^30 (a larger one overflowed the window arithmetic).
+const MAX_WINDOW_PACKETS: u64 = 1 << 30;
+/// The largest receive window RFC 7323 can advertise: 65535 << 14 bytes, about 1 GiB.
+const MAX_RECEIVER_BUFFER_BYTES: u64 = 1 << 30;
+/// ns-2's `windowInit_` and RFC 3390's IW, in segments.
+const MAX_INITIAL_WINDOW_SEGMENTS: u32 = 1 << 20;
+
 /// Seed 003's multiplicative decrease factor for BCN-TCP (500-byte packets).
 pub(super) const BCN_DEFAULT_FACTOR: f64 = 0.975;
 /// Calhoun's decrease (seed 003: "decreases its window by a factor of 0.625").
@@ -64,7 +74,10 @@ pub(super) fn resolve_tcp(
         s.mss = bytes;
         r.mss = bytes;
     }
-    if let Some((h, _)) = pick!(header_bytes) {
+    if let Some((h, path)) = pick!(header_bytes) {
+        if h > MAX_HEADER_BYTES {
+            return Err(ctx.err(path, format!("must be 0 to {MAX_HEADER_BYTES} bytes (IPv4 and TCP headers with every option: 60 + 60)")));
+        }
         s.header_bytes = h;
         r.header_bytes = h;
     }
@@ -72,8 +85,11 @@ pub(super) fn resolve_tcp(
         if byte_mode {
             return Err(ctx.err(path, "is the ns-2 window in packets; byte-numbered profiles (bsd, rfc) take receiver_buffer instead"));
         }
-        if w == 0 {
-            return Err(ctx.err(path, "must be at least 1 packet"));
+        if !(1..=MAX_WINDOW_PACKETS).contains(&w) {
+            return Err(ctx.err(
+                path,
+                format!("must be 1 to {MAX_WINDOW_PACKETS} packets (2^30)"),
+            ));
         }
         s.rwnd = w;
     }
@@ -86,6 +102,12 @@ pub(super) fn resolve_tcp(
         }
         if b.value.0 < u64::from(s.mss) {
             return Err(ctx.err(path, "must hold at least one segment"));
+        }
+        if b.value.0 > MAX_RECEIVER_BUFFER_BYTES {
+            return Err(ctx.err(
+                path,
+                "must be at most 1GiB, the largest window TCP can advertise (RFC 7323: 65535 << 14)",
+            ));
         }
         r.rbuf_bytes = b.value.0;
     }
@@ -151,8 +173,11 @@ pub(super) fn resolve_tcp(
         };
     }
     if let Some((iw, path)) = pick!(initial_window) {
-        if iw == 0 {
-            return Err(ctx.err(path, "must be at least 1 segment"));
+        if !(1..=MAX_INITIAL_WINDOW_SEGMENTS).contains(&iw) {
+            return Err(ctx.err(
+                path,
+                format!("must be 1 to {MAX_INITIAL_WINDOW_SEGMENTS} segments"),
+            ));
         }
         s.initial_window = iw;
     }

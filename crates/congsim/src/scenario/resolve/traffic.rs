@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// A CBR packet's bytes on the wire hold at least an IPv4 header.
+const CBR_MIN_PACKET_BYTES: u32 = 20;
+
 /// One group of random transfers (`transfers[i]`).
 pub(super) fn resolve_transfers(
     ctx: &Ctx<'_>,
@@ -84,6 +87,9 @@ pub(super) fn resolve_transfers(
             field("stop"),
             "must be after start and at most simulation.duration",
         ));
+    }
+    if let Some(name) = &spec.name {
+        ctx.plain_name(&field("name"), name)?;
     }
     let tcp = resolve_tcp(ctx, &file.tcp, &spec.tcp, &p)?;
     Ok(ResolvedTransfers {
@@ -214,9 +220,12 @@ pub(super) fn resolve_cbr(
         let packet_bytes = match &spec.packet_size {
             Some(s) => u32::try_from(s.value.0)
                 .ok()
-                .filter(|&b| (1..=65_535).contains(&b))
+                .filter(|&b| (CBR_MIN_PACKET_BYTES..=65_535).contains(&b))
                 .ok_or_else(|| {
-                    ctx.err(format!("{p}.packet_size"), "must be between 1B and 65535B")
+                    ctx.err(
+                        format!("{p}.packet_size"),
+                        "is bytes on the wire: between 20B (an IPv4 header) and 65535B",
+                    )
                 })?,
             None => 500,
         };
@@ -297,8 +306,12 @@ pub(super) fn resolve_cbr(
         if spec.count == 0 {
             return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
         }
+        if let Some(name) = &spec.name {
+            ctx.plain_name(&format!("{p}.name"), name)?;
+        }
         let base_name = spec.name.clone().unwrap_or_else(|| format!("cbr{i}"));
         checks::flow_count(
+            ctx.limits,
             ctx.file,
             &format!("{p}.count"),
             (tcp_flows + out.len()) as u64 + u64::from(spec.count),
