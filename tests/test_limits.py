@@ -179,3 +179,17 @@ def test_python_calls_say_what_they_expected(root):
     for call, kind, message in cases:
         with pytest.raises(kind, match=message):
             call()
+
+
+def test_a_flow_name_cannot_move_the_default_figure_out_of_its_folder(tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        'nodes = ["a", "b"]\n[simulation]\nduration = "0.2s"\n[metrics]\nsequence_trace = true\n'
+        '[[links]]\nfrom = "a"\nto = "b"\nrate = "10Mbps"\ndelay = "1ms"\n'
+        '[[flows]]\nfrom = "a"\nto = "b"\nname = "../up"\n'
+    )
+    out = tmp_path / "out"
+    assert congsim_cli("run", scenario, "--out", out).returncode == 0
+    drawn = congsim_cli("plot-sequence", out, "--flow", "../up")
+    assert drawn.returncode == 0, drawn.stderr
+    assert (out / "sequence-_up.svg").exists() and not (tmp_path / "up.svg").exists()

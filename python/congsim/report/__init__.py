@@ -280,7 +280,9 @@ def write_sequence_figure(directory: str | Path, flow: str, output: str | Path |
         raise FileNotFoundError(
             f"{source}: no time-sequence trace; run a scenario with [metrics] sequence_trace = true"
         )
-    out = Path(output) if output is not None else Path(directory) / f"sequence-{flow}.svg"
+    # A flow's name may hold "/" or "..": the default file name keeps it inside DIRECTORY.
+    safe = "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in flow).lstrip(".")
+    out = Path(output) if output is not None else Path(directory) / f"sequence-{safe}.svg"
     import matplotlib
 
     with matplotlib.rc_context(STYLE):
