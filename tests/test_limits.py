@@ -114,7 +114,8 @@ def test_a_plan_is_counted_before_it_is_expanded(tmp_path):
 )
 def test_a_plan_name_stays_one_folder_name(tmp_path, name, problem):
     (tmp_path / "d.toml").write_text(DUMBBELL.format(pairs=2))
-    text = plan_text('"topology.bottleneck_delay" = ["1ms"]', name.replace("\x1b", "\\u001b").replace("\n", "\\n"))
+    escaped = name.replace("\x1b", "\\u001b").replace("\n", "\\n")
+    text = plan_text('"topology.bottleneck_delay" = ["1ms"]', escaped)
     with pytest.raises(PlanError, match=f"p.toml: name: {problem}"):
         loads_plan(text, "p.toml", tmp_path)
 
