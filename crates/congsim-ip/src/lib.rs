@@ -10,8 +10,11 @@
 //! transmission ended, and it answers with what to schedule next.
 
 pub mod cbr;
+pub mod drops;
+mod fifo;
 pub mod link;
 pub mod qdisc;
 
-pub use link::{DropReason, Link, LinkConfig, LinkStats, Offer, ScriptedAction};
+pub use drops::{DropReason, ScriptedAction};
+pub use link::{Link, LinkConfig, LinkStats, Offer};
 pub use qdisc::{DropTail, LimitSemantics, Qdisc, QueueLimit};

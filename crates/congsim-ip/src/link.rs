@@ -20,37 +20,15 @@
 //! comes from one upstream link, in that link's pipe order, so that no other offer can fall in
 //! between; the facade uses it to fuse hops (see `congsim::sim`).
 
-use crate::qdisc::{AdmissionBounds, Enqueued, Qdisc};
+use crate::drops::{DropReason, ScriptedAction};
+use crate::fifo::{FifoQueue, Waiting};
+use crate::qdisc::{Enqueued, Qdisc};
 use congsim_core::FlowId;
 use congsim_core::rng::RngStream;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::{Rate, SerializationClock};
 use congsim_core::wire::Packet;
 use std::collections::{BTreeMap, VecDeque};
-
-/// Why a packet was dropped at a link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum DropReason {
-    /// The queue was full (tail drop).
-    Overflow,
-    /// RED's probabilistic early drop.
-    Early,
-    /// RED's forced drop: the average above `max_th` (`2·max_th` when gentle).
-    Forced,
-    /// A scripted drop ("the k-th data packet of flow f"), for tests.
-    Scripted,
-    /// Random loss configured on the link.
-    RandomLoss,
-}
-
-/// What a scripted entry does to its packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScriptedAction {
-    Drop,
-    /// Set CE on an ECN-capable packet; a packet that is not ECN-capable is dropped instead,
-    /// as a marking router would.
-    Mark,
-}
 
 /// Static configuration of a link.
 pub struct LinkConfig {
@@ -148,72 +126,6 @@ pub enum Offer {
 struct InFlight {
     arrive_at: SimTime,
     packet: Packet,
-}
-
-/// A packet waiting on the fast path.
-#[derive(Clone, Copy)]
-struct Waiting {
-    enqueued: SimTime,
-    start: SimTime,
-    bytes: u32,
-    /// Its serialization time, counted as busy time at admission.
-    tx_ps: u64,
-    /// Bytes admitted to the queue up to and including this packet, so that the bytes of any
-    /// run of entries is a subtraction.
-    cumulative_bytes: u64,
-}
-
-/// Waiting packets of the fast path. `repr(C)`: an offer that finds no packet waiting reads
-/// all but the last field (see [`Link`]).
-#[repr(C)]
-struct FifoQueue {
-    /// The discipline's admission test when it is fixed bounds (DropTail), kept here so that
-    /// an offer reads one cache line less (`None`: ask the discipline, RED).
-    bounds: Option<AdmissionBounds>,
-    /// Sorted by `start` (FIFO service).
-    waiting: VecDeque<Waiting>,
-    /// When the transmitter finishes the last admitted packet.
-    busy_until: SimTime,
-    /// Bytes ever admitted to `waiting`.
-    admitted_bytes: u64,
-}
-
-impl FifoQueue {
-    /// Forgets packets whose transmission started before `now`.
-    ///
-    /// Simultaneous events: a packet whose transmission starts exactly at `t` still counts as
-    /// waiting for an arrival at `t`, as if arrivals were handled before the transmitter
-    /// frees up. That is the order ns-2 and the scheduled path usually produce (the arrival
-    /// was scheduled before the end of the transmission) and it decides drops at a full queue.
-    fn advance(&mut self, now: SimTime) {
-        while let Some(w) = self.waiting.front() {
-            if w.start >= now {
-                break;
-            }
-            self.waiting.pop_front();
-        }
-    }
-
-    /// Packets and bytes still waiting at `at` (not before the last `advance`).
-    fn queued_at(&self, at: SimTime) -> (u64, u64) {
-        // Usually nothing has started by `at` (always so for an offer made on time).
-        match self.waiting.front() {
-            None => return (0, 0),
-            Some(first) if first.start >= at => {
-                let bytes_before_first = first.cumulative_bytes - u64::from(first.bytes);
-                return (
-                    self.waiting.len() as u64,
-                    self.admitted_bytes - bytes_before_first,
-                );
-            }
-            Some(_) => {}
-        }
-        // An early offer can run far ahead of `now`: binary search the started prefix.
-        let started = self.waiting.partition_point(|w| w.start < at);
-        let last_started = &self.waiting[started - 1];
-        let still_waiting_bytes = self.admitted_bytes - last_started.cumulative_bytes;
-        ((self.waiting.len() - started) as u64, still_waiting_bytes)
-    }
 }
 
 /// What a link does besides forwarding: scripted drops and marks, random loss, packet

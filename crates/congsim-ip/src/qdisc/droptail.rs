@@ -1,7 +1,7 @@
 //! DropTail FIFO (spec `ip.md` §1, ns-2 `Queue/DropTail`).
 
 use super::{Enqueued, LimitSemantics, QueueLimit};
-use crate::link::DropReason;
+use crate::drops::DropReason;
 use congsim_core::wire::Packet;
 use std::collections::VecDeque;
 

@@ -10,7 +10,7 @@ pub use droptail::{AdmissionBounds, DropTail};
 pub use priority::Priority;
 pub use red::{Red, RedParams, RedStats};
 
-use crate::link::DropReason;
+use crate::drops::DropReason;
 use congsim_core::FlowId;
 use congsim_core::time::SimTime;
 use congsim_core::wire::Packet;

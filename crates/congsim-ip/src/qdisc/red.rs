@@ -6,7 +6,7 @@
 //! link has been idle. So RED serves both link paths: the FIFO fast path asks [`Red::decide`]
 //! with the queue it keeps itself; the scheduled path uses RED's own queue.
 
-use crate::link::DropReason;
+use crate::drops::DropReason;
 use congsim_core::rng::RngStream;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::Packet;
