@@ -4,24 +4,9 @@
 
 use super::ScenarioError;
 use super::limits::{Limits, grouped};
-use super::resolve::{QueueDiscipline, Scenario};
+use super::model::{QueueDiscipline, Scenario, ScenarioWarning};
 use congsim_core::{FlowId, LinkId};
 use congsim_ip::{QueueLimit, ScriptedAction};
-use std::fmt;
-
-/// Something in a scenario that is allowed but almost certainly not what was meant.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioWarning {
-    /// Field path, as in errors.
-    pub path: String,
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
 
 /// Names listed in a message: the first 20, then how many more (a scenario may have
 /// thousands of nodes or flows).

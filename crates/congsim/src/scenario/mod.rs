@@ -9,18 +9,19 @@ pub mod units;
 
 pub mod checks;
 pub mod limits;
+pub mod model;
 pub mod network;
 mod overrides;
 mod resolve;
 pub mod routes;
 mod topology;
 
-pub use checks::ScenarioWarning;
 pub use limits::Limits;
-pub use network::TrafficPath;
-pub use resolve::{
+pub use model::{
     QueueDiscipline, ResolvedCapture, ResolvedCbr, ResolvedFlow, ResolvedLink, Scenario,
+    ScenarioWarning,
 };
+pub use network::TrafficPath;
 pub use routes::Routes;
 pub use schema::ScenarioFile;
 

@@ -1,7 +1,7 @@
 //! The network a scenario describes, as a user checks it: which links each flow's packets
 //! take (routes are by hop count, so an added link can silently carry a flow).
 
-use super::resolve::Scenario;
+use super::model::Scenario;
 use super::routes::HopCode;
 use congsim_core::{FlowId, LinkId, NodeId, StreamFactory};
 

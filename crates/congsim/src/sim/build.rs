@@ -2,7 +2,7 @@
 //! endpoints, sources, clocks, hop fusion and early delivery tables.
 
 use super::*;
-use crate::scenario::schema::TieOrder;
+use crate::scenario::model::TieOrder;
 
 impl<'a> Simulation<'a> {
     pub(super) fn new(scenario: &'a Scenario, replication: u32) -> Self {

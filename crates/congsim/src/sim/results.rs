@@ -3,7 +3,7 @@
 
 use super::atm_tables::{atm_ports_table, atm_vcs_table, port_kind, push_atm_summary};
 use super::*;
-use crate::scenario::{ResolvedCbr, ResolvedFlow};
+use crate::scenario::model::{ResolvedCbr, ResolvedFlow};
 use crate::table::{ColumnSpec, Get, counters, table_of};
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::{ReceiverStats, SenderStats};

@@ -1,6 +1,20 @@
 //! ATM links: ports, switch algorithms, ABR parameters, and which links have a single feeder.
 
-use super::*;
+use super::context::Ctx;
+use crate::scenario::ScenarioError;
+use crate::scenario::model::*;
+use crate::scenario::routes::Routes;
+use crate::scenario::schema::*;
+use congsim_atm::UbrPolicy;
+use congsim_atm::abr::AbrParams;
+use congsim_atm::erica::{AbrCapacity, CcrCap, EprcaConfig, EricaConfig, QueueControl};
+use congsim_atm::network::AbrService;
+use congsim_atm::port::SwitchConfig;
+use congsim_atm::vbr::VbrConfig;
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::units::Rate;
+use congsim_core::{LinkId, NodeId};
+use std::collections::BTreeSet;
 
 /// Where packets entering a link come from.
 #[derive(Clone, Copy, PartialEq, Eq)]

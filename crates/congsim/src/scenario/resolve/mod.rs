@@ -1,281 +1,41 @@
 //! Semantic validation and resolution: names to ids, unit strings to quantities, TCP switches
-//! merged over profiles, static shortest-path routes.
+//! merged over profiles, static shortest-path routes. Resolution is a series of passes over
+//! one context ([`Ctx`]): the run's window, nodes, links, routes, TCP flows, CBR sources and
+//! transfers (`traffic`), queue classes, ATM ports (`atm`), scripted drops and captures; each
+//! builds a part of the [`Scenario`] model and checks what it builds.
 
 use super::ScenarioError;
-use super::checks::{self, ScenarioWarning, Scripted};
+use super::checks::{self, Scripted};
 use super::limits::{self, Limits};
-use super::routes::{Hop, Routes};
-use super::schema::*;
-use crate::transfers::SizeLaw;
+use super::model::{AtmPort, ResolvedCapture, ResolvedFlow, ResolvedLink, Scenario, TieOrder};
+use super::routes::Routes;
+use super::schema::{self, FlowSpec, LinkSpec, QueueSpec, ScenarioFile};
 use congsim_atm::UbrPolicy;
-use congsim_atm::abr::AbrParams;
-use congsim_atm::erica::{AbrCapacity, CcrCap, EprcaConfig, EricaConfig, QueueControl};
-use congsim_atm::network::AbrService;
-use congsim_atm::port::SwitchConfig;
-use congsim_atm::vbr::VbrConfig;
-use congsim_core::time::{SimDuration, SimTime};
-use congsim_core::units::Rate;
-use congsim_core::wire::SackBlocks;
+use congsim_core::time::SimDuration;
 use congsim_core::{FlowId, LinkId, NodeId};
-use congsim_ip::cbr::{CbrConfig, CbrPattern, CbrSchedule};
-use congsim_ip::qdisc::{CBQ_PRIORITIES, CbqClassConfig, CbqConfig, LinkSharing, RedParams};
-use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
-use congsim_tcp::CongestionControl;
-use congsim_tcp::config::{BcnReaction, CongestionEcho, MarkResponse, SackSender};
-use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
-use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
+use congsim_ip::ScriptedAction;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod atm;
+mod context;
 mod queue;
 mod tcp;
 mod traffic;
 
 use atm::{find_single_feeders, resolve_atm};
+use context::{Ctx, FlowIds, Lookup};
 use queue::resolve_queue;
 use tcp::resolve_tcp;
 use traffic::{assign_classes, resolve_cbr, resolve_transfers};
 
-/// ns-2 `Queue/CBQ set maxpkt_ 1024`.
-const NS2_CBQ_MAX_PACKET_BYTES: u32 = 1024;
-/// ns-2's default queue limit (`Queue set limit_ 50`).
-const DEFAULT_QUEUE_LIMIT_PACKETS: u64 = 50;
-/// ns-2 `Agent/TCPSink/DelAck set interval_ 100ms`.
-const NS2_DELACK_INTERVAL: SimDuration = SimDuration::from_millis(100);
+/// Each link by the nodes it joins (from, to).
+type LinkByEnds = BTreeMap<(NodeId, NodeId), LinkId>;
 
-/// A link's output queue, resolved.
-#[derive(Clone, Debug)]
-pub enum QueueDiscipline {
-    DropTail {
-        limit: QueueLimit,
-        semantics: LimitSemantics,
-        drop_front: bool,
-    },
-    Red(RedParams),
-    /// Strict priority: per class a packet limit (waiting packets); `class_of[flow id]` and
-    /// the class of every flow not listed.
-    Priority {
-        limits: Vec<u64>,
-        class_of: Vec<usize>,
-        default_class: usize,
-    },
-    /// CBQ: the class tree (and the classes' names); `class_of` and `default_class` name
-    /// leaves.
-    Cbq {
-        config: Box<CbqConfig>,
-        names: Vec<String>,
-        class_of: Vec<usize>,
-        default_class: usize,
-    },
-}
-
-impl QueueDiscipline {
-    /// The discipline's name as scenario files write it (`queue.kind`).
-    pub fn kind_name(&self) -> &'static str {
-        match self {
-            Self::DropTail { .. } => "droptail",
-            Self::Red(_) => "red",
-            Self::Priority { .. } => "priority",
-            Self::Cbq { .. } => "cbq",
-        }
-    }
-}
-
-/// One unidirectional link, resolved.
-#[derive(Clone, Debug)]
-pub struct ResolvedLink {
-    /// `from->to`.
-    pub name: String,
-    /// Its entry in the file, `links[spec_index]` (a duplex entry makes two links).
-    pub spec_index: usize,
-    pub from: NodeId,
-    pub to: NodeId,
-    pub rate: Rate,
-    pub delay: SimDuration,
-    pub queue: QueueDiscipline,
-    pub random_loss: f64,
-    pub scripted: Vec<(FlowId, u64, ScriptedAction)>,
-    /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
-    /// scenario files; tests turn it off to check that both paths agree.
-    pub fifo_fast_path: bool,
-    /// A capture records this link's transmissions.
-    pub capture: bool,
-    /// The one link that every flow path reaching this link comes through, if there is one
-    /// (no path starts here and no other link feeds it). Offers to such a link arrive in the
-    /// feeder's order, which is what hop fusion needs.
-    pub single_feeder: Option<LinkId>,
-    /// The cell port of an ATM link; `None` for an IP link.
-    pub atm: Option<AtmPort>,
-}
-
-impl Hop for ResolvedLink {
-    fn from(&self) -> NodeId {
-        self.from
-    }
-    fn to(&self) -> NodeId {
-        self.to
-    }
-}
-
-/// An ATM link's output port, resolved (spec `atm.md` §3–6).
-#[derive(Clone, Debug, PartialEq)]
-pub struct AtmPort {
-    /// `K` in cells; `None` for a host adapter's unbounded FIFO.
-    pub capacity_cells: Option<u64>,
-    pub policy: UbrPolicy,
-    pub ppd_after_overflow: bool,
-    /// The cells of one cell time draw for the last free place (deviation D25).
-    pub random_contention: bool,
-    /// The port of a host's adapter (a node where traffic starts or ends), not of a switch.
-    pub host_adapter: bool,
-    /// The ABR switch algorithm of a switch port on an ABR network.
-    pub switch: Option<SwitchConfig>,
-    /// A VBR source entering here.
-    pub vbr: Option<VbrConfig>,
-}
-
-/// A packet capture, resolved.
-#[derive(Clone, Debug)]
-pub struct ResolvedCapture {
-    pub file: String,
-    pub links: Vec<LinkId>,
-    pub headers_only: bool,
-}
-
-/// One TCP flow, resolved.
-#[derive(Clone, Debug)]
-pub struct ResolvedFlow {
-    pub name: String,
-    pub src: NodeId,
-    pub dst: NodeId,
-    pub start: SimDuration,
-    /// Uniform random extra delay of the start, in `[0, start_jitter)`.
-    pub start_jitter: SimDuration,
-    pub stop: Option<SimDuration>,
-    /// Bytes of a finite transfer; `None` for a persistent source.
-    pub size_bytes: Option<u64>,
-    pub sender: SenderConfig,
-    pub receiver: ReceiverConfig,
-    /// Draw the ns-2 tick-clock phase at random (else zero).
-    pub random_boot_phase: bool,
-    pub variant_name: &'static str,
-    pub profile_name: &'static str,
-}
-
-/// One CBR source, resolved.
-#[derive(Clone, Debug)]
-pub struct ResolvedCbr {
-    pub name: String,
-    pub src: NodeId,
-    pub dst: NodeId,
-    /// The schedule; its `phase` is replaced by a draw when `random_phase`.
-    pub config: CbrConfig,
-    /// Draw the grid origin uniformly in one interval (from the source's own stream).
-    pub random_phase: bool,
-}
-
-/// A group of random transfers, resolved.
-#[derive(Clone, Debug)]
-pub struct ResolvedTransfers {
-    pub name: String,
-    pub src: NodeId,
-    pub dst: NodeId,
-    pub sizes: SizeLaw,
-    pub arrivals_per_second: f64,
-    pub start: SimDuration,
-    pub stop: SimDuration,
-    pub sender: SenderConfig,
-    pub receiver: ReceiverConfig,
-    pub random_boot_phase: bool,
-}
-
-/// A validated scenario, ready to run.
-#[derive(Clone, Debug)]
-pub struct Scenario {
-    pub name: String,
-    pub duration: SimDuration,
-    pub seed: u64,
-    pub replications: u32,
-    pub measure_from: SimDuration,
-    pub measure_until: SimDuration,
-    pub nodes: Vec<String>,
-    pub links: Vec<ResolvedLink>,
-    pub flows: Vec<ResolvedFlow>,
-    /// CBR sources; their flow ids follow the TCP flows' (`flows.len() + i`).
-    pub cbr: Vec<ResolvedCbr>,
-    /// Groups of random transfers; their connections take flow ids after the CBR sources', in
-    /// order of arrival.
-    pub transfers: Vec<ResolvedTransfers>,
-    /// The link to forward on, per node and destination (with ECMP, per flow as well).
-    pub routes: Routes,
-    /// Equal-cost multipath (`[routing] ecmp`): `routes` keeps every shortest link.
-    pub ecmp: bool,
-    pub efficiency_max: Option<Rate>,
-    pub series_interval: Option<SimDuration>,
-    /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
-    /// one event per fused hop). On from scenario files; tests turn it off to compare.
-    pub hop_fusion: bool,
-    /// The order of simultaneous arrivals at a node.
-    pub tie_order: TieOrder,
-    /// The ABR service on an ABR network (every VC is then an ABR connection).
-    pub atm_abr: Option<AbrService>,
-    pub captures: Vec<ResolvedCapture>,
-    pub tcp_events: bool,
-    pub sequence_trace: bool,
-    pub flow_monitor: bool,
-    /// The file as parsed, for echoing the configuration next to results.
-    pub source: ScenarioFile,
-    /// Settings that are allowed but do nothing or defeat themselves.
-    pub warnings: Vec<ScenarioWarning>,
-}
-
-struct Ctx<'a> {
-    file: &'a str,
-    limits: &'a Limits,
-}
-
-/// The longest name accepted, in characters.
-const MAX_NAME_CHARS: usize = 256;
-
-impl Ctx<'_> {
-    /// A name (of the scenario, a node, a flow, a source or a class) must be printable text:
-    /// names reach terminals, CSV files and file names, where control characters (escape
-    /// sequences, NUL, line breaks) would do harm.
-    fn plain_name(&self, path: &str, name: &str) -> Result<(), ScenarioError> {
-        if name.trim().is_empty() {
-            return Err(self.err(path, "a name must not be empty"));
-        }
-        if let Some(c) = name.chars().find(|c| c.is_control()) {
-            return Err(self.err(
-                path,
-                format!(
-                    "a name must not contain control characters (found U+{:04X})",
-                    u32::from(c)
-                ),
-            ));
-        }
-        if name.chars().count() > MAX_NAME_CHARS {
-            return Err(self.err(
-                path,
-                format!("a name must be at most {MAX_NAME_CHARS} characters"),
-            ));
-        }
-        Ok(())
-    }
-
-    fn err(&self, path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-        ScenarioError {
-            file: self.file.to_string(),
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-}
-
-fn node_list(nodes: &BTreeMap<&str, NodeId>) -> String {
-    let mut names: Vec<(&NodeId, &&str)> = nodes.iter().map(|(k, v)| (v, k)).collect();
-    names.sort();
-    checks::listing(names.iter().map(|(_, n)| **n))
+/// The run's length and its measurement window.
+struct Window {
+    duration: SimDuration,
+    measure_from: SimDuration,
+    measure_until: SimDuration,
 }
 
 impl Scenario {
@@ -286,282 +46,34 @@ impl Scenario {
             file: label,
             limits: &limits,
         };
-        let counted = |name: &str, count: usize, path: &str, what: &str| {
-            limits.check(name, count as u64, label, path, || {
-                format!("declares {} {what}", limits::grouped(count as u64))
-            })
-        };
-        counted("nodes", file.nodes.len(), "nodes", "nodes")?;
-        counted("links", file.links.len(), "links", "links")?;
-        let duration = file.simulation.duration.value;
-        if duration.is_zero() {
-            return Err(ctx.err("simulation.duration", "must be greater than zero"));
+        for (name, count) in [("nodes", file.nodes.len()), ("links", file.links.len())] {
+            limits.check(name, count as u64, label, name, || {
+                format!("declares {} {name}", limits::grouped(count as u64))
+            })?;
         }
-        if file.simulation.replications == 0 {
-            return Err(ctx.err("simulation.replications", "must be at least 1"));
-        }
-        let measure_from = file
-            .simulation
-            .measure_from
-            .as_ref()
-            .map_or(SimDuration::ZERO, |d| d.value);
-        let measure_until = file
-            .simulation
-            .measure_until
-            .as_ref()
-            .map_or(duration, |d| d.value);
-        if measure_until > duration {
-            return Err(ctx.err(
-                "simulation.measure_until",
-                "must not be after simulation.duration",
-            ));
-        }
-        if measure_from >= measure_until {
-            return Err(ctx.err(
-                "simulation.measure_from",
-                "must be before the end of the measurement window",
-            ));
-        }
-
-        // Nodes.
-        let mut nodes: BTreeMap<&str, NodeId> = BTreeMap::new();
-        if file.nodes.is_empty() {
-            return Err(ctx.err(
-                "nodes",
-                "declare at least two nodes, or a [topology] that makes them",
-            ));
-        }
-        if let Some(name) = &file.name {
-            ctx.plain_name("name", name)?;
-        }
-        for (i, name) in file.nodes.iter().enumerate() {
-            ctx.plain_name(&format!("nodes[{i}]"), name)?;
-            if nodes.insert(name.as_str(), NodeId(i as u32)).is_some() {
-                return Err(ctx.err(
-                    format!("nodes[{i}]"),
-                    format!("duplicate node name \"{name}\""),
-                ));
-            }
-        }
+        let window = resolve_window(&ctx, &file)?;
+        let nodes = resolve_nodes(&ctx, &file)?;
         let lookup = |path: String, name: &str| {
             nodes.get(name).copied().ok_or_else(|| {
+                let mut names: Vec<(&NodeId, &&str)> = nodes.iter().map(|(k, v)| (v, k)).collect();
+                names.sort();
+                let known = checks::listing(names.iter().map(|(_, n)| **n));
                 ctx.err(
                     path,
-                    format!(
-                        "unknown node \"{name}\"; declared nodes are: {}",
-                        node_list(&nodes)
-                    ),
+                    format!("unknown node \"{name}\"; declared nodes are: {known}"),
                 )
             })
         };
-
-        // Links.
-        let mut links: Vec<ResolvedLink> = Vec::new();
-        let mut link_by_ends: BTreeMap<(NodeId, NodeId), LinkId> = BTreeMap::new();
-        for (i, spec) in file.links.iter().enumerate() {
-            let p = format!("links[{i}]");
-            let from = lookup(format!("{p}.from"), &spec.from)?;
-            let to = lookup(format!("{p}.to"), &spec.to)?;
-            if from == to {
-                return Err(ctx.err(format!("{p}.to"), "a link must join two different nodes"));
-            }
-            if !(0.0..1.0).contains(&spec.random_loss) {
-                return Err(ctx.err(
-                    format!("{p}.random_loss"),
-                    "must be a probability in [0, 1)",
-                ));
-            }
-            let queue = resolve_queue(&ctx, &p, spec)?;
-            if spec.atm {
-                let default_buffer = matches!(&spec.queue, QueueSpec::Droptail(q)
-                    if q.limit_packets.is_none() && q.limit_bytes.is_none());
-                if !default_buffer {
-                    return Err(ctx.err(
-                        format!("{p}.queue"),
-                        "an ATM link's buffer is set for every switch in [atm] (buffer_cells, policy)",
-                    ));
-                }
-                if spec.random_loss > 0.0 {
-                    return Err(ctx.err(format!("{p}.random_loss"), "applies to IP links only"));
-                }
-            }
-            let mut add = |from: NodeId, to: NodeId| -> Result<(), ScenarioError> {
-                let id = LinkId(links.len() as u32);
-                if link_by_ends.insert((from, to), id).is_some() {
-                    return Err(ctx.err(
-                        p.clone(),
-                        format!(
-                            "a link from \"{}\" to \"{}\" is declared twice (duplex links create both directions)",
-                            file.nodes[from.index()],
-                            file.nodes[to.index()]
-                        ),
-                    ));
-                }
-                links.push(ResolvedLink {
-                    name: format!("{}->{}", file.nodes[from.index()], file.nodes[to.index()]),
-                    spec_index: i,
-                    from,
-                    to,
-                    rate: spec.rate.value,
-                    delay: spec.delay.value,
-                    queue: queue.clone(),
-                    random_loss: spec.random_loss,
-                    scripted: Vec::new(),
-                    fifo_fast_path: true,
-                    capture: false,
-                    single_feeder: None,
-                    // The port's policy depends on whether `from` is a host (resolve_atm).
-                    atm: spec.atm.then_some(AtmPort {
-                        capacity_cells: None,
-                        policy: UbrPolicy::TailDrop,
-                        ppd_after_overflow: false,
-                        random_contention: false,
-                        host_adapter: true,
-                        switch: None,
-                        vbr: None,
-                    }),
-                });
-                Ok(())
-            };
-            add(from, to)?;
-            if spec.duplex {
-                add(to, from)?;
-            }
-        }
-
-        // Routes towards every node traffic is addressed to (names not declared are reported
-        // below, where the flow or source is checked).
-        let endpoints = (file.flows.iter().map(|f| (&f.from, &f.to)))
-            .chain(file.cbr.iter().map(|c| (&c.from, &c.to)))
-            .chain(file.transfers.iter().map(|t| (&t.from, &t.to)))
-            .flat_map(|(a, b)| [a, b])
-            .filter_map(|name| nodes.get(name.as_str()).copied());
-        let endpoints: BTreeSet<NodeId> = endpoints.collect();
-        let ecmp = file.routing.ecmp.unwrap_or(false);
-        if ecmp && let Some(i) = file.links.iter().position(|l| l.atm) {
-            return Err(ctx.err(
-                "routing.ecmp",
-                format!("applies to IP networks only: links[{i}] is an ATM link, and an ATM VC follows one route (set ecmp = false)"),
-            ));
-        }
-        let rows = Routes::rows_needed(file.nodes.len(), &links, endpoints.iter().copied(), ecmp);
-        checks::route_entries(
-            &limits,
-            label,
-            file.nodes.len(),
-            endpoints.len(),
-            rows as u64,
-        )?;
-        let routes = Routes::compute(file.nodes.len(), &links, endpoints, ecmp);
-
-        // Flows.
+        let (mut links, link_by_ends) = resolve_links(&ctx, &file, &lookup)?;
+        let (routes, ecmp) = resolve_routes(&ctx, &file, &nodes, &links)?;
         if file.flows.is_empty() && file.cbr.is_empty() && file.transfers.is_empty() {
             return Err(ctx.err(
                 "flows",
                 "declare at least one TCP flow ([[flows]]), CBR source ([[cbr]]) or transfer group ([[transfers]])",
             ));
         }
-        let mut flows: Vec<ResolvedFlow> = Vec::new();
-        let mut flow_ids: BTreeMap<String, Vec<FlowId>> = BTreeMap::new();
-        let mut flow_names: BTreeSet<String> = BTreeSet::new();
-        for (i, spec) in file.flows.iter().enumerate() {
-            let p = format!("flows[{i}]");
-            let src = lookup(format!("{p}.from"), &spec.from)?;
-            let dst = lookup(format!("{p}.to"), &spec.to)?;
-            if src == dst {
-                return Err(ctx.err(format!("{p}.to"), "a flow must go to a different node"));
-            }
-            for (a, b) in [(src, dst), (dst, src)] {
-                if routes.next_hop(a, b).is_none() {
-                    return Err(ctx.err(
-                        p.clone(),
-                        format!(
-                            "no route from \"{}\" to \"{}\" (data and ACKs both need a path; links are one-way when duplex = false)",
-                            file.nodes[a.index()],
-                            file.nodes[b.index()]
-                        ),
-                    ));
-                }
-            }
-            let start = spec.start.as_ref().map_or(SimDuration::ZERO, |d| d.value);
-            if start >= duration {
-                return Err(ctx.err(format!("{p}.start"), "must be before simulation.duration"));
-            }
-            let start_jitter = spec
-                .start_jitter
-                .as_ref()
-                .or(file.simulation.start_jitter.as_ref())
-                .map_or(SimDuration::ZERO, |d| d.value);
-            if start + start_jitter > duration {
-                return Err(ctx.err(
-                    format!("{p}.start_jitter"),
-                    "start + start_jitter must not pass simulation.duration",
-                ));
-            }
-            let stop = spec.stop.as_ref().map(|d| d.value);
-            if stop.is_some_and(|s| s <= start + start_jitter) {
-                return Err(ctx.err(
-                    format!("{p}.stop"),
-                    "must be after start (and start + start_jitter)",
-                ));
-            }
-            let size_bytes = match &spec.size {
-                Some(s) if s.value.0 == 0 => {
-                    return Err(ctx.err(format!("{p}.size"), "must be greater than zero"));
-                }
-                Some(s) => Some(s.value.0),
-                None => None,
-            };
-            let tcp = resolve_tcp(&ctx, &file.tcp, &spec.tcp, &p)?;
-            if let Some(name) = &spec.name {
-                ctx.plain_name(&format!("{p}.name"), name)?;
-            }
-            let base_name = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
-            checks::flow_count(
-                &limits,
-                label,
-                &format!("{p}.count"),
-                flows.len() as u64 + u64::from(spec.count),
-            )?;
-            for k in 0..spec.count {
-                let name = if spec.count == 1 {
-                    base_name.clone()
-                } else {
-                    format!("{base_name}.{k}")
-                };
-                if !flow_names.insert(name.clone()) {
-                    return Err(ctx.err(
-                        format!("{p}.name"),
-                        format!("duplicate flow name \"{name}\""),
-                    ));
-                }
-                flow_ids
-                    .entry(base_name.clone())
-                    .or_default()
-                    .push(FlowId(flows.len() as u32));
-                if spec.count > 1 {
-                    flow_ids
-                        .entry(name.clone())
-                        .or_default()
-                        .push(FlowId(flows.len() as u32));
-                }
-                flows.push(ResolvedFlow {
-                    name,
-                    src,
-                    dst,
-                    start,
-                    start_jitter,
-                    stop,
-                    size_bytes,
-                    sender: tcp.sender.clone(),
-                    receiver: tcp.receiver.clone(),
-                    random_boot_phase: tcp.random_boot_phase,
-                    variant_name: tcp.variant_name,
-                    profile_name: tcp.profile_name,
-                });
-            }
-        }
-
+        let duration = window.duration;
+        let (flows, mut flow_ids) = resolve_flows(&ctx, &file, &lookup, &routes, duration)?;
         let cbr = resolve_cbr(
             &ctx,
             &file,
@@ -578,15 +90,10 @@ impl Scenario {
             ));
         }
         assign_classes(&ctx, &file, &mut links, &flow_ids, flows.len() + cbr.len())?;
-        let mut transfers = Vec::new();
-        for (i, spec) in file.transfers.iter().enumerate() {
-            transfers.push(resolve_transfers(
-                &ctx, &file, spec, i, &lookup, &routes, duration,
-            )?);
-        }
-        let one_way: Vec<(NodeId, NodeId)> = cbr
-            .iter()
-            .map(|c| (c.src, c.dst))
+        let transfers = (file.transfers.iter().enumerate())
+            .map(|(i, spec)| resolve_transfers(&ctx, &file, spec, i, &lookup, &routes, duration))
+            .collect::<Result<Vec<_>, _>>()?;
+        let one_way: Vec<(NodeId, NodeId)> = (cbr.iter().map(|c| (c.src, c.dst)))
             .chain(
                 transfers
                     .iter()
@@ -595,113 +102,26 @@ impl Scenario {
             .collect();
         find_single_feeders(&mut links, &routes, &flows, &one_way);
         let atm_abr = resolve_atm(&ctx, &file, &mut links, &routes, &flows, &cbr, &transfers)?;
-
-        // Scripted drops and marks.
-        let scripted = file
-            .drops
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (format!("drops[{i}]"), d, ScriptedAction::Drop))
-            .chain(
-                file.marks
-                    .iter()
-                    .enumerate()
-                    .map(|(i, d)| (format!("marks[{i}]"), d, ScriptedAction::Mark)),
-            );
-        let mut scripted_entries = Vec::new();
-        for (p, d, action) in scripted {
-            let from = lookup(format!("{p}.from"), &d.from)?;
-            let to = lookup(format!("{p}.to"), &d.to)?;
-            let link = link_by_ends.get(&(from, to)).ok_or_else(|| {
-                ctx.err(
-                    p.clone(),
-                    format!("there is no link from \"{}\" to \"{}\"", d.from, d.to),
-                )
-            })?;
-            let ids = flow_ids.get(&d.flow).ok_or_else(|| {
-                let known: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
-                ctx.err(
-                    format!("{p}.flow"),
-                    format!(
-                        "unknown flow \"{}\"; flows are: {}",
-                        d.flow,
-                        checks::listing(known)
-                    ),
-                )
-            })?;
-            if d.packet == 0 {
-                return Err(ctx.err(format!("{p}.packet"), "packets are counted from 1"));
-            }
-            for &id in ids {
-                links[link.index()].scripted.push((id, d.packet, action));
-                scripted_entries.push(Scripted {
-                    path: p.clone(),
-                    link: *link,
-                    flow: id,
-                    packet: d.packet,
-                    action,
-                });
-            }
+        let scripted = resolve_scripted(&ctx, &file, &lookup, &link_by_ends, &flow_ids, &flows)?;
+        for entry in &scripted {
+            (links[entry.link.index()].scripted).push((entry.flow, entry.packet, entry.action));
         }
-
-        let mut captures: Vec<ResolvedCapture> = Vec::new();
-        for (i, c) in file.captures.iter().enumerate() {
-            let p = format!("captures[{i}]");
-            let plain = !c.file.is_empty()
-                && !c.file.contains(['/', '\\'])
-                && c.file != ".."
-                && c.file.ends_with(".pcap");
-            if !plain {
-                return Err(ctx.err(
-                    format!("{p}.file"),
-                    "must be a file name ending in .pcap, without folders",
-                ));
-            }
-            if captures.iter().any(|other| other.file == c.file) {
-                return Err(ctx.err(
-                    format!("{p}.file"),
-                    format!("\"{}\" is written by another capture", c.file),
-                ));
-            }
-            if c.links.is_empty() {
-                return Err(ctx.err(
-                    format!("{p}.links"),
-                    "name at least one link, as \"from->to\"",
-                ));
-            }
-            let mut ids = Vec::new();
-            for (j, name) in c.links.iter().enumerate() {
-                let id = links.iter().position(|l| &l.name == name).ok_or_else(|| {
-                    let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
-                    ctx.err(
-                        format!("{p}.links[{j}]"),
-                        format!(
-                            "unknown link \"{name}\"; links are: {}",
-                            checks::listing(known)
-                        ),
-                    )
-                })?;
-                links[id].capture = true;
-                ids.push(LinkId(id as u32));
-            }
-            captures.push(ResolvedCapture {
-                file: c.file.clone(),
-                links: ids,
-                headers_only: c.headers_only,
-            });
-        }
-
+        let captures = resolve_captures(&ctx, &file, &mut links)?;
         let series_interval = file.metrics.series_interval.as_ref().map(|d| d.value);
         if series_interval.is_some_and(|d| d.is_zero()) {
             return Err(ctx.err("metrics.series_interval", "must be greater than zero"));
         }
+        let tie_order = match file.simulation.tie_order {
+            schema::TieOrder::Scheduled => TieOrder::Scheduled,
+            schema::TieOrder::Random => TieOrder::Random,
+        };
         let mut scenario = Scenario {
             name: file.name.clone().unwrap_or_else(|| "scenario".to_string()),
             duration,
             seed: file.simulation.seed,
             replications: file.simulation.replications,
-            measure_from,
-            measure_until,
+            measure_from: window.measure_from,
+            measure_until: window.measure_until,
             nodes: file.nodes.clone(),
             links,
             flows,
@@ -710,8 +130,8 @@ impl Scenario {
             routes,
             ecmp,
             // The shortcuts take packets in scheduling order: off when ties go at random.
-            hop_fusion: file.simulation.tie_order == TieOrder::Scheduled,
-            tie_order: file.simulation.tie_order,
+            hop_fusion: tie_order == TieOrder::Scheduled,
+            tie_order,
             atm_abr,
             captures,
             efficiency_max: file.metrics.efficiency_max_rate.as_ref().map(|r| r.value),
@@ -723,26 +143,415 @@ impl Scenario {
             warnings: Vec::new(),
         };
         checks::limits(&scenario, &limits, label)?;
-        scenario.warnings = checks::warnings(&scenario, &scripted_entries);
+        scenario.warnings = checks::warnings(&scenario, &scripted);
         Ok(scenario)
     }
 }
 
-impl Scenario {
-    /// One line: nodes, links, TCP flows, and CBR sources and transfer groups when present.
-    pub fn describe(&self) -> String {
-        let mut text = format!(
-            "{} nodes, {} links, {} flows",
-            self.nodes.len(),
-            self.links.len(),
-            self.flows.len()
-        );
-        if !self.cbr.is_empty() {
-            text += &format!(", {} CBR sources", self.cbr.len());
-        }
-        if !self.transfers.is_empty() {
-            text += &format!(", {} transfer groups", self.transfers.len());
-        }
-        text
+/// `[simulation]`: the run's length, replications and measurement window.
+fn resolve_window(ctx: &Ctx<'_>, file: &ScenarioFile) -> Result<Window, ScenarioError> {
+    let sim = &file.simulation;
+    let duration = sim.duration.value;
+    if duration.is_zero() {
+        return Err(ctx.err("simulation.duration", "must be greater than zero"));
     }
+    if sim.replications == 0 {
+        return Err(ctx.err("simulation.replications", "must be at least 1"));
+    }
+    let measure_from = (sim.measure_from.as_ref()).map_or(SimDuration::ZERO, |d| d.value);
+    let measure_until = (sim.measure_until.as_ref()).map_or(duration, |d| d.value);
+    if measure_until > duration {
+        return Err(ctx.err(
+            "simulation.measure_until",
+            "must not be after simulation.duration",
+        ));
+    }
+    if measure_from >= measure_until {
+        return Err(ctx.err(
+            "simulation.measure_from",
+            "must be before the end of the measurement window",
+        ));
+    }
+    Ok(Window {
+        duration,
+        measure_from,
+        measure_until,
+    })
+}
+
+/// The scenario's name and its nodes: each named once, by printable text.
+fn resolve_nodes<'f>(
+    ctx: &Ctx<'_>,
+    file: &'f ScenarioFile,
+) -> Result<BTreeMap<&'f str, NodeId>, ScenarioError> {
+    if file.nodes.is_empty() {
+        return Err(ctx.err(
+            "nodes",
+            "declare at least two nodes, or a [topology] that makes them",
+        ));
+    }
+    if let Some(name) = &file.name {
+        ctx.plain_name("name", name)?;
+    }
+    let mut nodes = BTreeMap::new();
+    for (i, name) in file.nodes.iter().enumerate() {
+        ctx.plain_name(&format!("nodes[{i}]"), name)?;
+        if nodes.insert(name.as_str(), NodeId(i as u32)).is_some() {
+            return Err(ctx.err(
+                format!("nodes[{i}]"),
+                format!("duplicate node name \"{name}\""),
+            ));
+        }
+    }
+    Ok(nodes)
+}
+
+/// Every `[[links]]` entry as one link (two when duplex), with its queue; ATM links get a
+/// host adapter's port here, which `resolve_atm` turns into a switch's where it belongs.
+fn resolve_links(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    lookup: &Lookup<'_>,
+) -> Result<(Vec<ResolvedLink>, LinkByEnds), ScenarioError> {
+    let mut links: Vec<ResolvedLink> = Vec::new();
+    let mut link_by_ends = LinkByEnds::new();
+    for (i, spec) in file.links.iter().enumerate() {
+        let p = format!("links[{i}]");
+        let from = lookup(format!("{p}.from"), &spec.from)?;
+        let to = lookup(format!("{p}.to"), &spec.to)?;
+        if from == to {
+            return Err(ctx.err(format!("{p}.to"), "a link must join two different nodes"));
+        }
+        if !(0.0..1.0).contains(&spec.random_loss) {
+            return Err(ctx.err(
+                format!("{p}.random_loss"),
+                "must be a probability in [0, 1)",
+            ));
+        }
+        let queue = resolve_queue(ctx, &p, spec)?;
+        if spec.atm {
+            check_atm_link(ctx, &p, spec)?;
+        }
+        let directions = if spec.duplex {
+            vec![(from, to), (to, from)]
+        } else {
+            vec![(from, to)]
+        };
+        for (from, to) in directions {
+            let id = LinkId(links.len() as u32);
+            let (from_name, to_name) = (&file.nodes[from.index()], &file.nodes[to.index()]);
+            if link_by_ends.insert((from, to), id).is_some() {
+                return Err(ctx.err(
+                    p.clone(),
+                    format!(
+                        "a link from \"{from_name}\" to \"{to_name}\" is declared twice (duplex links create both directions)"
+                    ),
+                ));
+            }
+            links.push(ResolvedLink {
+                name: format!("{from_name}->{to_name}"),
+                spec_index: i,
+                from,
+                to,
+                rate: spec.rate.value,
+                delay: spec.delay.value,
+                queue: queue.clone(),
+                random_loss: spec.random_loss,
+                scripted: Vec::new(),
+                fifo_fast_path: true,
+                capture: false,
+                single_feeder: None,
+                // The port's policy depends on whether `from` is a host (resolve_atm).
+                atm: spec.atm.then_some(AtmPort {
+                    capacity_cells: None,
+                    policy: UbrPolicy::TailDrop,
+                    ppd_after_overflow: false,
+                    random_contention: false,
+                    host_adapter: true,
+                    switch: None,
+                    vbr: None,
+                }),
+            });
+        }
+    }
+    Ok((links, link_by_ends))
+}
+
+/// An ATM link takes its buffer from `[atm]` and has no random loss.
+fn check_atm_link(ctx: &Ctx<'_>, p: &str, spec: &LinkSpec) -> Result<(), ScenarioError> {
+    let default_buffer = matches!(&spec.queue, QueueSpec::Droptail(q)
+        if q.limit_packets.is_none() && q.limit_bytes.is_none());
+    if !default_buffer {
+        return Err(ctx.err(
+            format!("{p}.queue"),
+            "an ATM link's buffer is set for every switch in [atm] (buffer_cells, policy)",
+        ));
+    }
+    if spec.random_loss > 0.0 {
+        return Err(ctx.err(format!("{p}.random_loss"), "applies to IP links only"));
+    }
+    Ok(())
+}
+
+/// Routes towards every node traffic is addressed to (names not declared are reported where
+/// the flow or source is checked), and whether they keep equal-cost choices.
+fn resolve_routes(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    nodes: &BTreeMap<&str, NodeId>,
+    links: &[ResolvedLink],
+) -> Result<(Routes, bool), ScenarioError> {
+    let endpoints = (file.flows.iter().map(|f| (&f.from, &f.to)))
+        .chain(file.cbr.iter().map(|c| (&c.from, &c.to)))
+        .chain(file.transfers.iter().map(|t| (&t.from, &t.to)))
+        .flat_map(|(a, b)| [a, b])
+        .filter_map(|name| nodes.get(name.as_str()).copied());
+    let endpoints: BTreeSet<NodeId> = endpoints.collect();
+    let ecmp = file.routing.ecmp.unwrap_or(false);
+    if ecmp && let Some(i) = file.links.iter().position(|l| l.atm) {
+        return Err(ctx.err(
+            "routing.ecmp",
+            format!("applies to IP networks only: links[{i}] is an ATM link, and an ATM VC follows one route (set ecmp = false)"),
+        ));
+    }
+    let rows = Routes::rows_needed(file.nodes.len(), links, endpoints.iter().copied(), ecmp);
+    checks::route_entries(
+        ctx.limits,
+        ctx.file,
+        file.nodes.len(),
+        endpoints.len(),
+        rows as u64,
+    )?;
+    Ok((
+        Routes::compute(file.nodes.len(), links, endpoints, ecmp),
+        ecmp,
+    ))
+}
+
+/// The TCP flows (`flows[i]`, `count` of each), with their ids by name.
+fn resolve_flows(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    lookup: &Lookup<'_>,
+    routes: &Routes,
+    duration: SimDuration,
+) -> Result<(Vec<ResolvedFlow>, FlowIds), ScenarioError> {
+    let mut flows: Vec<ResolvedFlow> = Vec::new();
+    let mut flow_ids = FlowIds::new();
+    let mut flow_names: BTreeSet<String> = BTreeSet::new();
+    for (i, spec) in file.flows.iter().enumerate() {
+        let p = format!("flows[{i}]");
+        let template = resolve_flow(ctx, file, spec, &p, lookup, routes, duration)?;
+        let base_name = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        checks::flow_count(
+            ctx.limits,
+            ctx.file,
+            &format!("{p}.count"),
+            flows.len() as u64 + u64::from(spec.count),
+        )?;
+        for k in 0..spec.count {
+            let name = if spec.count == 1 {
+                base_name.clone()
+            } else {
+                format!("{base_name}.{k}")
+            };
+            if !flow_names.insert(name.clone()) {
+                return Err(ctx.err(
+                    format!("{p}.name"),
+                    format!("duplicate flow name \"{name}\""),
+                ));
+            }
+            let id = FlowId(flows.len() as u32);
+            flow_ids.entry(base_name.clone()).or_default().push(id);
+            if spec.count > 1 {
+                flow_ids.entry(name.clone()).or_default().push(id);
+            }
+            flows.push(ResolvedFlow {
+                name,
+                ..template.clone()
+            });
+        }
+    }
+    Ok((flows, flow_ids))
+}
+
+/// One `[[flows]]` entry, as each of its `count` flows is but for the name.
+fn resolve_flow(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    spec: &FlowSpec,
+    p: &str,
+    lookup: &Lookup<'_>,
+    routes: &Routes,
+    duration: SimDuration,
+) -> Result<ResolvedFlow, ScenarioError> {
+    let src = lookup(format!("{p}.from"), &spec.from)?;
+    let dst = lookup(format!("{p}.to"), &spec.to)?;
+    if src == dst {
+        return Err(ctx.err(format!("{p}.to"), "a flow must go to a different node"));
+    }
+    for (a, b) in [(src, dst), (dst, src)] {
+        if routes.next_hop(a, b).is_none() {
+            return Err(ctx.err(
+                p,
+                format!(
+                    "no route from \"{}\" to \"{}\" (data and ACKs both need a path; links are one-way when duplex = false)",
+                    file.nodes[a.index()],
+                    file.nodes[b.index()]
+                ),
+            ));
+        }
+    }
+    let start = spec.start.as_ref().map_or(SimDuration::ZERO, |d| d.value);
+    if start >= duration {
+        return Err(ctx.err(format!("{p}.start"), "must be before simulation.duration"));
+    }
+    let start_jitter = (spec.start_jitter.as_ref())
+        .or(file.simulation.start_jitter.as_ref())
+        .map_or(SimDuration::ZERO, |d| d.value);
+    if start + start_jitter > duration {
+        return Err(ctx.err(
+            format!("{p}.start_jitter"),
+            "start + start_jitter must not pass simulation.duration",
+        ));
+    }
+    let stop = spec.stop.as_ref().map(|d| d.value);
+    if stop.is_some_and(|s| s <= start + start_jitter) {
+        return Err(ctx.err(
+            format!("{p}.stop"),
+            "must be after start (and start + start_jitter)",
+        ));
+    }
+    let size_bytes = match &spec.size {
+        Some(s) if s.value.0 == 0 => {
+            return Err(ctx.err(format!("{p}.size"), "must be greater than zero"));
+        }
+        Some(s) => Some(s.value.0),
+        None => None,
+    };
+    let tcp = resolve_tcp(ctx, &file.tcp, &spec.tcp, p)?;
+    if let Some(name) = &spec.name {
+        ctx.plain_name(&format!("{p}.name"), name)?;
+    }
+    Ok(ResolvedFlow {
+        name: String::new(),
+        src,
+        dst,
+        start,
+        start_jitter,
+        stop,
+        size_bytes,
+        sender: tcp.sender,
+        receiver: tcp.receiver,
+        random_boot_phase: tcp.random_boot_phase,
+        variant_name: tcp.variant_name,
+        profile_name: tcp.profile_name,
+    })
+}
+
+/// Scripted drops and marks (`drops[i]`, `marks[i]`), one entry per flow they name.
+fn resolve_scripted(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    lookup: &Lookup<'_>,
+    link_by_ends: &LinkByEnds,
+    flow_ids: &FlowIds,
+    flows: &[ResolvedFlow],
+) -> Result<Vec<Scripted>, ScenarioError> {
+    let declared = (file.drops.iter().enumerate())
+        .map(|(i, d)| (format!("drops[{i}]"), d, ScriptedAction::Drop))
+        .chain(
+            (file.marks.iter().enumerate())
+                .map(|(i, d)| (format!("marks[{i}]"), d, ScriptedAction::Mark)),
+        );
+    let mut scripted = Vec::new();
+    for (p, d, action) in declared {
+        let from = lookup(format!("{p}.from"), &d.from)?;
+        let to = lookup(format!("{p}.to"), &d.to)?;
+        let link = link_by_ends.get(&(from, to)).ok_or_else(|| {
+            ctx.err(
+                p.clone(),
+                format!("there is no link from \"{}\" to \"{}\"", d.from, d.to),
+            )
+        })?;
+        let ids = flow_ids.get(&d.flow).ok_or_else(|| {
+            let known: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+            ctx.err(
+                format!("{p}.flow"),
+                format!(
+                    "unknown flow \"{}\"; flows are: {}",
+                    d.flow,
+                    checks::listing(known)
+                ),
+            )
+        })?;
+        if d.packet == 0 {
+            return Err(ctx.err(format!("{p}.packet"), "packets are counted from 1"));
+        }
+        for &flow in ids {
+            scripted.push(Scripted {
+                path: p.clone(),
+                link: *link,
+                flow,
+                packet: d.packet,
+                action,
+            });
+        }
+    }
+    Ok(scripted)
+}
+
+/// Packet captures (`captures[i]`): a plain `.pcap` file name each, over named links.
+fn resolve_captures(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    links: &mut [ResolvedLink],
+) -> Result<Vec<ResolvedCapture>, ScenarioError> {
+    let mut captures: Vec<ResolvedCapture> = Vec::new();
+    for (i, c) in file.captures.iter().enumerate() {
+        let p = format!("captures[{i}]");
+        let plain = !c.file.is_empty()
+            && !c.file.contains(['/', '\\'])
+            && c.file != ".."
+            && c.file.ends_with(".pcap");
+        if !plain {
+            return Err(ctx.err(
+                format!("{p}.file"),
+                "must be a file name ending in .pcap, without folders",
+            ));
+        }
+        if captures.iter().any(|other| other.file == c.file) {
+            return Err(ctx.err(
+                format!("{p}.file"),
+                format!("\"{}\" is written by another capture", c.file),
+            ));
+        }
+        if c.links.is_empty() {
+            return Err(ctx.err(
+                format!("{p}.links"),
+                "name at least one link, as \"from->to\"",
+            ));
+        }
+        let mut ids = Vec::new();
+        for (j, name) in c.links.iter().enumerate() {
+            let id = links.iter().position(|l| &l.name == name).ok_or_else(|| {
+                let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+                ctx.err(
+                    format!("{p}.links[{j}]"),
+                    format!(
+                        "unknown link \"{name}\"; links are: {}",
+                        checks::listing(known)
+                    ),
+                )
+            })?;
+            links[id].capture = true;
+            ids.push(LinkId(id as u32));
+        }
+        captures.push(ResolvedCapture {
+            file: c.file.clone(),
+            links: ids,
+            headers_only: c.headers_only,
+        });
+    }
+    Ok(captures)
 }

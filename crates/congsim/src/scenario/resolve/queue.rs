@@ -1,6 +1,19 @@
 //! Queue disciplines: DropTail, RED, strict priority and CBQ, with their limits.
 
-use super::*;
+use super::context::Ctx;
+use crate::scenario::ScenarioError;
+use crate::scenario::checks;
+use crate::scenario::model::*;
+use crate::scenario::schema::*;
+use congsim_core::time::SimDuration;
+use congsim_ip::qdisc::{CBQ_PRIORITIES, CbqClassConfig, CbqConfig, LinkSharing, RedParams};
+use congsim_ip::{LimitSemantics, QueueLimit};
+use std::collections::BTreeMap;
+
+/// ns-2 `Queue/CBQ set maxpkt_ 1024`.
+const NS2_CBQ_MAX_PACKET_BYTES: u32 = 1024;
+/// ns-2's default queue limit (`Queue set limit_ 50`).
+const DEFAULT_QUEUE_LIMIT_PACKETS: u64 = 50;
 
 /// A CBQ queue (`p.queue`, kind = "cbq"): the class tree, checked to be one tree with leaves
 /// that own queues.

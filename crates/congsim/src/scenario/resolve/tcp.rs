@@ -1,7 +1,17 @@
 //! TCP settings: a profile and variant, then every switch that may override them.
 
-use super::*;
+use super::context::Ctx;
+use crate::scenario::ScenarioError;
+use crate::scenario::schema::*;
+use congsim_core::time::SimDuration;
+use congsim_core::wire::SackBlocks;
+use congsim_tcp::CongestionControl;
+use congsim_tcp::config::{BcnReaction, CongestionEcho, MarkResponse, SackSender};
+use congsim_tcp::config::{RenoFlavour, RtoBounds, TahoeResume};
+use congsim_tcp::{AckPolicy, Profile, ReceiverConfig, SenderConfig, SeqMode, TimerMode, Variant};
 
+/// ns-2 `Agent/TCPSink/DelAck set interval_ 100ms`.
+const NS2_DELACK_INTERVAL: SimDuration = SimDuration::from_millis(100);
 /// Header bytes a data segment may carry: IPv4 and TCP headers, each with all 40 bytes of
 /// options.
 const MAX_HEADER_BYTES: u32 = 120;

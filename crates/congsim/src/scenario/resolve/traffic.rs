@@ -1,6 +1,17 @@
 //! CBR sources, random transfer groups, and the flows each class of a queue serves.
 
-use super::*;
+use super::context::{Ctx, FlowIds, Lookup};
+use super::tcp::resolve_tcp;
+use crate::scenario::ScenarioError;
+use crate::scenario::checks;
+use crate::scenario::model::*;
+use crate::scenario::routes::Routes;
+use crate::scenario::schema::*;
+use crate::transfers::SizeLaw;
+use congsim_core::FlowId;
+use congsim_core::time::{SimDuration, SimTime};
+use congsim_core::units::Rate;
+use congsim_ip::cbr::{CbrConfig, CbrPattern, CbrSchedule};
 
 /// A CBR packet's bytes on the wire hold at least an IPv4 header.
 const CBR_MIN_PACKET_BYTES: u32 = 20;
@@ -11,7 +22,7 @@ pub(super) fn resolve_transfers(
     file: &ScenarioFile,
     spec: &TransferSpec,
     i: usize,
-    lookup: &dyn Fn(String, &str) -> Result<NodeId, ScenarioError>,
+    lookup: &Lookup<'_>,
     routes: &Routes,
     duration: SimDuration,
 ) -> Result<ResolvedTransfers, ScenarioError> {
@@ -117,7 +128,7 @@ pub(super) fn assign_classes(
     ctx: &Ctx<'_>,
     file: &ScenarioFile,
     links: &mut [ResolvedLink],
-    flow_ids: &BTreeMap<String, Vec<FlowId>>,
+    flow_ids: &FlowIds,
     total_flows: usize,
 ) -> Result<(), ScenarioError> {
     // Declared links in order; duplex ones produced two resolved links with the same spec.
@@ -197,11 +208,11 @@ pub(super) fn assign_classes(
 pub(super) fn resolve_cbr(
     ctx: &Ctx<'_>,
     file: &ScenarioFile,
-    lookup: &dyn Fn(String, &str) -> Result<NodeId, ScenarioError>,
+    lookup: &Lookup<'_>,
     routes: &Routes,
     duration: SimDuration,
     tcp_flows: usize,
-    flow_ids: &mut BTreeMap<String, Vec<FlowId>>,
+    flow_ids: &mut FlowIds,
 ) -> Result<Vec<ResolvedCbr>, ScenarioError> {
     let mut out: Vec<ResolvedCbr> = Vec::new();
     for (i, spec) in file.cbr.iter().enumerate() {

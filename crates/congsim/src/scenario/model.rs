@@ -1,0 +1,246 @@
+//! The resolved model: a validated scenario as the engine reads it. `resolve` builds it from a
+//! scenario file; the engine (`sim`) imports it and nothing else of `scenario` but the routes.
+
+use super::routes::{Hop, Routes};
+use super::schema::ScenarioFile;
+use crate::transfers::SizeLaw;
+use congsim_atm::UbrPolicy;
+use congsim_atm::network::AbrService;
+use congsim_atm::port::SwitchConfig;
+use congsim_atm::vbr::VbrConfig;
+use congsim_core::time::SimDuration;
+use congsim_core::units::Rate;
+use congsim_core::{FlowId, LinkId, NodeId};
+use congsim_ip::cbr::CbrConfig;
+use congsim_ip::qdisc::{CbqConfig, RedParams};
+use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
+use congsim_tcp::{ReceiverConfig, SenderConfig};
+use std::fmt;
+
+/// How simultaneous arrivals at a node are ordered (`simulation.tie_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TieOrder {
+    /// In the order their events were scheduled.
+    Scheduled,
+    /// In a random order drawn from a stream per link.
+    Random,
+}
+
+/// Something in a scenario that is allowed but almost certainly not what was meant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioWarning {
+    /// Field path, as in errors.
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// A link's output queue, resolved.
+#[derive(Clone, Debug)]
+pub enum QueueDiscipline {
+    DropTail {
+        limit: QueueLimit,
+        semantics: LimitSemantics,
+        drop_front: bool,
+    },
+    Red(RedParams),
+    /// Strict priority: per class a packet limit (waiting packets); `class_of[flow id]` and
+    /// the class of every flow not listed.
+    Priority {
+        limits: Vec<u64>,
+        class_of: Vec<usize>,
+        default_class: usize,
+    },
+    /// CBQ: the class tree (and the classes' names); `class_of` and `default_class` name
+    /// leaves.
+    Cbq {
+        config: Box<CbqConfig>,
+        names: Vec<String>,
+        class_of: Vec<usize>,
+        default_class: usize,
+    },
+}
+
+impl QueueDiscipline {
+    /// The discipline's name as scenario files write it (`queue.kind`).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Self::DropTail { .. } => "droptail",
+            Self::Red(_) => "red",
+            Self::Priority { .. } => "priority",
+            Self::Cbq { .. } => "cbq",
+        }
+    }
+}
+
+/// One unidirectional link, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedLink {
+    /// `from->to`.
+    pub name: String,
+    /// Its entry in the file, `links[spec_index]` (a duplex entry makes two links).
+    pub spec_index: usize,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: SimDuration,
+    pub queue: QueueDiscipline,
+    pub random_loss: f64,
+    pub scripted: Vec<(FlowId, u64, ScriptedAction)>,
+    /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
+    /// scenario files; tests turn it off to check that both paths agree.
+    pub fifo_fast_path: bool,
+    /// A capture records this link's transmissions.
+    pub capture: bool,
+    /// The one link that every flow path reaching this link comes through, if there is one
+    /// (no path starts here and no other link feeds it). Offers to such a link arrive in the
+    /// feeder's order, which is what hop fusion needs.
+    pub single_feeder: Option<LinkId>,
+    /// The cell port of an ATM link; `None` for an IP link.
+    pub atm: Option<AtmPort>,
+}
+
+impl Hop for ResolvedLink {
+    fn from(&self) -> NodeId {
+        self.from
+    }
+    fn to(&self) -> NodeId {
+        self.to
+    }
+}
+
+/// An ATM link's output port, resolved (spec `atm.md` §3–6).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AtmPort {
+    /// `K` in cells; `None` for a host adapter's unbounded FIFO.
+    pub capacity_cells: Option<u64>,
+    pub policy: UbrPolicy,
+    pub ppd_after_overflow: bool,
+    /// The cells of one cell time draw for the last free place (deviation D25).
+    pub random_contention: bool,
+    /// The port of a host's adapter (a node where traffic starts or ends), not of a switch.
+    pub host_adapter: bool,
+    /// The ABR switch algorithm of a switch port on an ABR network.
+    pub switch: Option<SwitchConfig>,
+    /// A VBR source entering here.
+    pub vbr: Option<VbrConfig>,
+}
+
+/// A packet capture, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedCapture {
+    pub file: String,
+    pub links: Vec<LinkId>,
+    pub headers_only: bool,
+}
+
+/// One TCP flow, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedFlow {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimDuration,
+    /// Uniform random extra delay of the start, in `[0, start_jitter)`.
+    pub start_jitter: SimDuration,
+    pub stop: Option<SimDuration>,
+    /// Bytes of a finite transfer; `None` for a persistent source.
+    pub size_bytes: Option<u64>,
+    pub sender: SenderConfig,
+    pub receiver: ReceiverConfig,
+    /// Draw the ns-2 tick-clock phase at random (else zero).
+    pub random_boot_phase: bool,
+    pub variant_name: &'static str,
+    pub profile_name: &'static str,
+}
+
+/// One CBR source, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedCbr {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The schedule; its `phase` is replaced by a draw when `random_phase`.
+    pub config: CbrConfig,
+    /// Draw the grid origin uniformly in one interval (from the source's own stream).
+    pub random_phase: bool,
+}
+
+/// A group of random transfers, resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedTransfers {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub sizes: SizeLaw,
+    pub arrivals_per_second: f64,
+    pub start: SimDuration,
+    pub stop: SimDuration,
+    pub sender: SenderConfig,
+    pub receiver: ReceiverConfig,
+    pub random_boot_phase: bool,
+}
+
+/// A validated scenario, ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    pub duration: SimDuration,
+    pub seed: u64,
+    pub replications: u32,
+    pub measure_from: SimDuration,
+    pub measure_until: SimDuration,
+    pub nodes: Vec<String>,
+    pub links: Vec<ResolvedLink>,
+    pub flows: Vec<ResolvedFlow>,
+    /// CBR sources; their flow ids follow the TCP flows' (`flows.len() + i`).
+    pub cbr: Vec<ResolvedCbr>,
+    /// Groups of random transfers; their connections take flow ids after the CBR sources', in
+    /// order of arrival.
+    pub transfers: Vec<ResolvedTransfers>,
+    /// The link to forward on, per node and destination (with ECMP, per flow as well).
+    pub routes: Routes,
+    /// Equal-cost multipath (`[routing] ecmp`): `routes` keeps every shortest link.
+    pub ecmp: bool,
+    pub efficiency_max: Option<Rate>,
+    pub series_interval: Option<SimDuration>,
+    /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
+    /// one event per fused hop). On from scenario files; tests turn it off to compare.
+    pub hop_fusion: bool,
+    /// The order of simultaneous arrivals at a node.
+    pub tie_order: TieOrder,
+    /// The ABR service on an ABR network (every VC is then an ABR connection).
+    pub atm_abr: Option<AbrService>,
+    pub captures: Vec<ResolvedCapture>,
+    pub tcp_events: bool,
+    pub sequence_trace: bool,
+    pub flow_monitor: bool,
+    /// The file as parsed, for echoing the configuration next to results.
+    pub source: ScenarioFile,
+    /// Settings that are allowed but do nothing or defeat themselves.
+    pub warnings: Vec<ScenarioWarning>,
+}
+
+impl Scenario {
+    /// One line: nodes, links, TCP flows, and CBR sources and transfer groups when present.
+    pub fn describe(&self) -> String {
+        let mut text = format!(
+            "{} nodes, {} links, {} flows",
+            self.nodes.len(),
+            self.links.len(),
+            self.flows.len()
+        );
+        if !self.cbr.is_empty() {
+            text += &format!(", {} CBR sources", self.cbr.len());
+        }
+        if !self.transfers.is_empty() {
+            text += &format!(", {} transfer groups", self.transfers.len());
+        }
+        text
+    }
+}
