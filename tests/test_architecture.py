@@ -129,9 +129,6 @@ def test_the_engine_reads_the_resolved_model_only():
 
 #: Functions allowed past FUNCTION_LINES, each with the reason; issue 28 shortens them.
 LONG_FUNCTIONS_ALLOWED: dict[str, str] = {
-    "crates/congsim/src/scenario/resolve/atm.rs::resolve_atm": "every ATM setting in one pass",
-    "crates/congsim/src/scenario/resolve/tcp.rs::resolve_tcp": "every TCP switch in one merge",
-    "crates/congsim/src/scenario/resolve/traffic.rs::resolve_cbr": "schedule and patterns inline",
     "crates/congsim/src/sim/build.rs::new": "Simulation is one struct, built at once (issue 28.3)",
     "crates/congsim/src/sim/results.rs::results": "every table of a run in one function (28.3)",
 }

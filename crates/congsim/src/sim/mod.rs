@@ -10,9 +10,9 @@
 
 use crate::metrics::{coefficient_of_variation, jain_index, max_min_shares};
 use crate::pcap::{FlowWire, PcapWriter};
-use crate::scenario::routes::HopCode;
 use crate::scenario::model::{QueueDiscipline, ResolvedCapture, ResolvedLink};
 use crate::scenario::model::{Scenario, ScenarioWarning};
+use crate::scenario::routes::HopCode;
 use crate::table::{Column, Table};
 use crate::transfers::exponential_gap_s;
 use congsim_atm::abr::AbrStats;

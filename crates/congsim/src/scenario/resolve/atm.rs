@@ -63,6 +63,30 @@ pub(super) fn resolve_atm(
             "service = \"abr\"",
         )?;
     }
+    let switch = switch_port(ctx, &spec)?;
+    let hosts = check_paths(ctx, file, links, routes, flows, cbr, transfers)?;
+    let algorithm = SwitchAlgorithm::resolve(ctx, &spec)?;
+    check_aal5_frames(ctx, links, routes, flows, cbr)?;
+    for link in links.iter_mut() {
+        let rate = link.rate;
+        if let Some(port) = &mut link.atm
+            && !hosts.contains(&link.from)
+        {
+            *port = AtmPort {
+                switch: abr.then(|| algorithm.config(rate)),
+                ..switch.clone()
+            };
+        }
+    }
+    place_vbr_sources(ctx, file, links, &hosts)?;
+    if !abr {
+        return Ok(None);
+    }
+    abr_service(ctx, &spec, links).map(Some)
+}
+
+/// A switch's port as `[atm]` sets it (UBR policy, buffer, contention).
+fn switch_port(ctx: &Ctx<'_>, spec: &AtmSpec) -> Result<AtmPort, ScenarioError> {
     let fraction = |name: &str, value: Option<f64>, default: f64| match value {
         None => Ok(default),
         Some(v) if v > 0.0 && v <= 1.0 => Ok(v),
@@ -83,7 +107,7 @@ pub(super) fn resolve_atm(
     if spec.buffer_cells == Some(0) {
         return Err(ctx.err("atm.buffer_cells", "must be at least 1"));
     }
-    let switch = AtmPort {
+    Ok(AtmPort {
         switch: None,
         vbr: None,
         capacity_cells: spec.buffer_cells,
@@ -93,7 +117,20 @@ pub(super) fn resolve_atm(
             .unwrap_or(policy.default_ppd_after_overflow()),
         random_contention: spec.contention != Some(ContentionName::ArrivalOrder),
         host_adapter: false,
-    };
+    })
+}
+
+/// Every path traffic takes is all ATM or all IP; returns the nodes where traffic starts or
+/// ends (hosts: their ports are host adapters).
+fn check_paths(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    links: &[ResolvedLink],
+    routes: &Routes,
+    flows: &[ResolvedFlow],
+    cbr: &[ResolvedCbr],
+    transfers: &[ResolvedTransfers],
+) -> Result<BTreeSet<NodeId>, ScenarioError> {
     // (field path, what to call the traffic, from, to) of every path traffic takes.
     let mut paths: Vec<(String, String, NodeId, NodeId)> = Vec::new();
     for f in flows {
@@ -128,65 +165,86 @@ pub(super) fn resolve_atm(
             ));
         }
     }
-    let switch_name = spec.switch.unwrap_or(SwitchName::ModifiedErica);
-    let erica = spec.erica.clone().unwrap_or_default();
-    let eprca = spec.eprca.clone().unwrap_or_default();
-    let algorithm_only: &[(&str, bool)] = match switch_name {
-        SwitchName::Eprca => &[("erica", spec.erica.is_some())],
-        _ => &[("eprca", spec.eprca.is_some())],
-    };
-    if let Some((name, _)) = algorithm_only.iter().find(|(_, given)| *given) {
-        return Err(ctx.err(
-            format!("atm.{name}"),
-            format!(
-                "does not apply to switch = \"{}\"",
-                switch_text(switch_name)
-            ),
-        ));
-    }
-    let queue_only = [
-        ("target_delay", erica.target_delay.is_some()),
-        ("k_under", erica.k_under.is_some()),
-        ("k_over", erica.k_over.is_some()),
-        ("qdlf", erica.qdlf.is_some()),
-    ];
-    if switch_name != SwitchName::EricaPlus {
-        only_for(
-            ctx,
-            |name| format!("atm.erica.{name}"),
-            &queue_only,
-            "switch = \"erica_plus\"",
-        )?;
-    }
-    for (name, value) in [
-        ("target", erica.target),
-        ("decay", erica.decay),
-        ("qdlf", erica.qdlf),
-    ] {
-        if value.is_some_and(|v| !(v > 0.0 && v <= 1.0)) {
-            return Err(ctx.err(format!("atm.erica.{name}"), "must be in (0, 1]"));
+    Ok(hosts)
+}
+
+/// The ABR switch algorithm `[atm]` names, with its settings checked.
+struct SwitchAlgorithm {
+    name: SwitchName,
+    erica: EricaSpec,
+    eprca: EprcaSpec,
+}
+
+impl SwitchAlgorithm {
+    fn resolve(ctx: &Ctx<'_>, spec: &AtmSpec) -> Result<Self, ScenarioError> {
+        let switch_name = spec.switch.unwrap_or(SwitchName::ModifiedErica);
+        let erica = spec.erica.clone().unwrap_or_default();
+        let eprca = spec.eprca.clone().unwrap_or_default();
+        let algorithm_only: &[(&str, bool)] = match switch_name {
+            SwitchName::Eprca => &[("erica", spec.erica.is_some())],
+            _ => &[("eprca", spec.eprca.is_some())],
+        };
+        if let Some((name, _)) = algorithm_only.iter().find(|(_, given)| *given) {
+            return Err(ctx.err(
+                format!("atm.{name}"),
+                format!(
+                    "does not apply to switch = \"{}\"",
+                    switch_text(switch_name)
+                ),
+            ));
         }
-    }
-    if erica.delta.is_some_and(|d| !(d >= 0.0 && d.is_finite())) {
-        return Err(ctx.err("atm.erica.delta", "must be 0 or more"));
-    }
-    if erica.interval_cells == Some(0) {
-        return Err(ctx.err("atm.erica.interval_cells", "must be at least 1"));
-    }
-    if erica.interval.as_ref().is_some_and(|d| d.value.is_zero()) {
-        return Err(ctx.err("atm.erica.interval", "must be longer than 0"));
-    }
-    for (name, value) in [("k_under", erica.k_under), ("k_over", erica.k_over)] {
-        if value.is_some_and(|k| !(k > 1.0 && k.is_finite())) {
-            return Err(ctx.err(format!("atm.erica.{name}"), "must be above 1"));
+        let queue_only = [
+            ("target_delay", erica.target_delay.is_some()),
+            ("k_under", erica.k_under.is_some()),
+            ("k_over", erica.k_over.is_some()),
+            ("qdlf", erica.qdlf.is_some()),
+        ];
+        if switch_name != SwitchName::EricaPlus {
+            only_for(
+                ctx,
+                |name| format!("atm.erica.{name}"),
+                &queue_only,
+                "switch = \"erica_plus\"",
+            )?;
         }
+        for (name, value) in [
+            ("target", erica.target),
+            ("decay", erica.decay),
+            ("qdlf", erica.qdlf),
+        ] {
+            if value.is_some_and(|v| !(v > 0.0 && v <= 1.0)) {
+                return Err(ctx.err(format!("atm.erica.{name}"), "must be in (0, 1]"));
+            }
+        }
+        if erica.delta.is_some_and(|d| !(d >= 0.0 && d.is_finite())) {
+            return Err(ctx.err("atm.erica.delta", "must be 0 or more"));
+        }
+        if erica.interval_cells == Some(0) {
+            return Err(ctx.err("atm.erica.interval_cells", "must be at least 1"));
+        }
+        if erica.interval.as_ref().is_some_and(|d| d.value.is_zero()) {
+            return Err(ctx.err("atm.erica.interval", "must be longer than 0"));
+        }
+        for (name, value) in [("k_under", erica.k_under), ("k_over", erica.k_over)] {
+            if value.is_some_and(|k| !(k > 1.0 && k.is_finite())) {
+                return Err(ctx.err(format!("atm.erica.{name}"), "must be above 1"));
+            }
+        }
+        if let Some(a) = eprca.alpha
+            && !(a > 0.0 && a <= 1.0)
+        {
+            return Err(ctx.err("atm.eprca.alpha", "must be in (0, 1]"));
+        }
+        Ok(SwitchAlgorithm {
+            name: switch_name,
+            erica,
+            eprca,
+        })
     }
-    if let Some(a) = eprca.alpha
-        && !(a > 0.0 && a <= 1.0)
-    {
-        return Err(ctx.err("atm.eprca.alpha", "must be in (0, 1]"));
-    }
-    let switch_config = |rate: Rate| -> SwitchConfig {
+
+    /// The algorithm's configuration at a port of `rate`.
+    fn config(&self, rate: Rate) -> SwitchConfig {
+        let (switch_name, erica, eprca) = (self.name, &self.erica, &self.eprca);
         let capacity = rate.bps() as f64 / f64::from(CELL_BITS);
         if switch_name == SwitchName::Eprca {
             return SwitchConfig::Eprca(EprcaConfig {
@@ -231,8 +289,17 @@ pub(super) fn resolve_atm(
             }),
             ..base
         })
-    };
-    // An AAL5 frame carries at most 65535 bytes (and its cells are numbered in 16 bits).
+    }
+}
+
+/// An AAL5 frame carries at most 65535 bytes (and its cells are numbered in 16 bits).
+fn check_aal5_frames(
+    ctx: &Ctx<'_>,
+    links: &[ResolvedLink],
+    routes: &Routes,
+    flows: &[ResolvedFlow],
+    cbr: &[ResolvedCbr],
+) -> Result<(), ScenarioError> {
     let on_atm = |from: NodeId, to: NodeId| {
         routes
             .next_hop(from, to)
@@ -260,17 +327,16 @@ pub(super) fn resolve_atm(
             ));
         }
     }
-    for link in links.iter_mut() {
-        let rate = link.rate;
-        if let Some(port) = &mut link.atm
-            && !hosts.contains(&link.from)
-        {
-            *port = AtmPort {
-                switch: abr.then(|| switch_config(rate)),
-                ..switch.clone()
-            };
-        }
-    }
+    Ok(())
+}
+
+/// The VBR sources (`vbr[i]`), each at a switch port.
+fn place_vbr_sources(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    links: &mut [ResolvedLink],
+    hosts: &BTreeSet<NodeId>,
+) -> Result<(), ScenarioError> {
     for (i, v) in file.vbr.iter().enumerate() {
         let p = format!("vbr[{i}]");
         let position = |name: &str, field: &str| {
@@ -320,9 +386,15 @@ pub(super) fn resolve_atm(
                     .map_or(SimDuration::from_millis(2), |d| d.value),
         });
     }
-    if !abr {
-        return Ok(None);
-    }
+    Ok(())
+}
+
+/// The ABR sources' parameters (`[atm.abr]`, defaults from seed 001 at the fastest ATM link).
+fn abr_service(
+    ctx: &Ctx<'_>,
+    spec: &AtmSpec,
+    links: &[ResolvedLink],
+) -> Result<AbrService, ScenarioError> {
     let a = spec.abr.clone().unwrap_or_default();
     let fastest = links
         .iter()
@@ -359,10 +431,10 @@ pub(super) fn resolve_atm(
     if params.mcr > params.pcr || params.icr > params.pcr {
         return Err(ctx.err("atm.abr", "needs mcr <= pcr and icr <= pcr"));
     }
-    Ok(Some(AbrService {
+    Ok(AbrService {
         params,
         uni_buffer_bytes: spec.uni_buffer.as_ref().map(|b| b.value.0),
-    }))
+    })
 }
 
 /// The largest AAL5 CPCS-PDU payload.

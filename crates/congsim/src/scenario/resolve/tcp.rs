@@ -35,6 +35,40 @@ pub(super) struct ResolvedTcp {
     pub(super) profile_name: &'static str,
 }
 
+/// Where each setting of a flow comes from: the flow's own `tcp` table if it sets it there,
+/// else `[tcp]`; errors name the one it came from.
+struct Picker<'a> {
+    base: &'a TcpSpec,
+    over: &'a TcpSpec,
+    flow_path: &'a str,
+}
+
+impl Picker<'_> {
+    fn pick<T: Clone>(&self, field: fn(&TcpSpec) -> &Option<T>, name: &str) -> Option<(T, String)> {
+        match (field(self.over), field(self.base)) {
+            (Some(v), _) => Some((v.clone(), format!("{}.tcp.{name}", self.flow_path))),
+            (None, Some(v)) => Some((v.clone(), format!("tcp.{name}"))),
+            (None, None) => None,
+        }
+    }
+}
+
+/// A setting of the flow, with its field path: `pick!(picker, window)`.
+macro_rules! pick {
+    ($picker:expr, $field:ident) => {
+        $picker.pick(|t| &t.$field, stringify!($field))
+    };
+}
+
+/// What the merging passes share: the context, the settings, the profile's sequence model
+/// and the variant.
+struct Merge<'a> {
+    ctx: &'a Ctx<'a>,
+    pick: Picker<'a>,
+    byte_mode: bool,
+    variant: Variant,
+}
+
 /// Merges a flow's `tcp` overrides over the file-wide `[tcp]` table over the profile.
 pub(super) fn resolve_tcp(
     ctx: &Ctx<'_>,
@@ -42,27 +76,21 @@ pub(super) fn resolve_tcp(
     over: &TcpSpec,
     flow_path: &str,
 ) -> Result<ResolvedTcp, ScenarioError> {
-    // Each setting comes from the flow if given there, else from [tcp]; errors name where.
-    macro_rules! pick {
-        ($field:ident) => {
-            match (&over.$field, &base.$field) {
-                (Some(v), _) => {
-                    Some((v.clone(), format!("{flow_path}.tcp.{}", stringify!($field))))
-                }
-                (None, Some(v)) => Some((v.clone(), format!("tcp.{}", stringify!($field)))),
-                (None, None) => None,
-            }
-        };
-    }
+    let pick = Picker {
+        base,
+        over,
+        flow_path,
+    };
+    let p = &pick;
     let (variant_value, variant_path) =
-        pick!(variant).unwrap_or((VariantName::Reno, format!("{flow_path}.tcp.variant")));
+        pick!(p, variant).unwrap_or((VariantName::Reno, format!("{flow_path}.tcp.variant")));
     let variant = match variant_value {
         VariantName::Tahoe => Variant::Tahoe,
         VariantName::Reno => Variant::Reno,
         VariantName::NewReno => Variant::NewReno,
         VariantName::Sack => Variant::Sack,
     };
-    let profile = match pick!(profile)
+    let profile = match pick!(p, profile)
         .map(|(v, _)| v)
         .unwrap_or(ProfileName::Ns2_2000)
     {
@@ -75,8 +103,60 @@ pub(super) fn resolve_tcp(
     let mut s = profile.sender(variant);
     let mut r = profile.receiver(variant);
     let byte_mode = s.seq_mode == SeqMode::Bytes;
+    let merge = Merge {
+        ctx,
+        pick,
+        byte_mode,
+        variant,
+    };
+    sizes_and_windows(&merge, &mut s, &mut r)?;
+    acks_and_timers(&merge, &mut s, &mut r)?;
+    sending(&merge, &mut s, &mut r)?;
+    sack(&merge, &mut s, &mut r)?;
+    congestion_marks(&merge, &mut s, &mut r)?;
+    if variant == Variant::Sack {
+        // SACK blocks travel as 16-bit segment offsets (congsim_core::wire::SackBlocks).
+        let window_segments = if byte_mode {
+            s.rwnd / u64::from(s.mss)
+        } else {
+            s.rwnd
+        };
+        if window_segments > u64::from(u16::MAX) {
+            return Err(ctx.err(
+                variant_path,
+                "sack supports receiver windows of at most 65535 segments",
+            ));
+        }
+    }
+    // After the timer settings: the default follows the timer mode.
+    let random_boot_phase = pick!(merge.pick, boot_phase)
+        .map_or(s.timer_mode == TimerMode::Exact, |(b, _)| {
+            b == BootPhaseName::Random
+        });
+    Ok(ResolvedTcp {
+        variant_name: match variant {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
+        },
+        profile_name: profile.name(),
+        sender: s,
+        receiver: r,
+        random_boot_phase,
+    })
+}
 
-    if let Some((size, path)) = pick!(packet_size) {
+/// The segment size, headers and receive window.
+fn sizes_and_windows(
+    m: &Merge<'_>,
+    s: &mut SenderConfig,
+    r: &mut ReceiverConfig,
+) -> Result<(), ScenarioError> {
+    let p = &m.pick;
+    let ctx = m.ctx;
+    let byte_mode = m.byte_mode;
+    if let Some((size, path)) = pick!(p, packet_size) {
         let bytes = u32::try_from(size.value.0)
             .ok()
             .filter(|&b| (1..=65_495).contains(&b));
@@ -84,14 +164,14 @@ pub(super) fn resolve_tcp(
         s.mss = bytes;
         r.mss = bytes;
     }
-    if let Some((h, path)) = pick!(header_bytes) {
+    if let Some((h, path)) = pick!(p, header_bytes) {
         if h > MAX_HEADER_BYTES {
             return Err(ctx.err(path, format!("must be 0 to {MAX_HEADER_BYTES} bytes (IPv4 and TCP headers with every option: 60 + 60)")));
         }
         s.header_bytes = h;
         r.header_bytes = h;
     }
-    if let Some((w, path)) = pick!(window) {
+    if let Some((w, path)) = pick!(p, window) {
         if byte_mode {
             return Err(ctx.err(path, "is the ns-2 window in packets; byte-numbered profiles (bsd, rfc) take receiver_buffer instead"));
         }
@@ -103,7 +183,7 @@ pub(super) fn resolve_tcp(
         }
         s.rwnd = w;
     }
-    if let Some((b, path)) = pick!(receiver_buffer) {
+    if let Some((b, path)) = pick!(p, receiver_buffer) {
         if !byte_mode {
             return Err(ctx.err(
                 path,
@@ -121,7 +201,7 @@ pub(super) fn resolve_tcp(
         }
         r.rbuf_bytes = b.value.0;
     }
-    if let Some((on, path)) = pick!(window_scaling) {
+    if let Some((on, path)) = pick!(p, window_scaling) {
         if !byte_mode {
             return Err(ctx.err(path, "applies to byte-numbered profiles (bsd, rfc) only"));
         }
@@ -131,11 +211,22 @@ pub(super) fn resolve_tcp(
         s.rwnd = r.advertised_window();
         s.window_scale = r.window_scale();
     }
-    if let Some((on, _)) = pick!(fast_retransmit) {
+    Ok(())
+}
+
+/// ACKs, fast retransmit and the retransmission timer.
+fn acks_and_timers(
+    m: &Merge<'_>,
+    s: &mut SenderConfig,
+    r: &mut ReceiverConfig,
+) -> Result<(), ScenarioError> {
+    let p = &m.pick;
+    let ctx = m.ctx;
+    if let Some((on, _)) = pick!(p, fast_retransmit) {
         s.fast_retransmit = on;
     }
-    let delack_interval = pick!(delayed_ack_interval).map(|(d, _)| d.value);
-    if let Some((mode, _)) = pick!(delayed_ack) {
+    let delack_interval = pick!(p, delayed_ack_interval).map(|(d, _)| d.value);
+    if let Some((mode, _)) = pick!(p, delayed_ack) {
         r.ack_policy = match mode {
             DelayedAckName::Off => AckPolicy::EveryPacket,
             DelayedAckName::Ns2 => AckPolicy::DelayedNs2 {
@@ -144,25 +235,25 @@ pub(super) fn resolve_tcp(
             DelayedAckName::Bsd => AckPolicy::DelayedBsd,
         };
     }
-    if let Some((tick, path)) = pick!(tick) {
+    if let Some((tick, path)) = pick!(p, tick) {
         if tick.value.is_zero() {
             return Err(ctx.err(path, "must be greater than zero"));
         }
         s.tick = tick.value;
     }
-    if let Some((mode, _)) = pick!(timer) {
+    if let Some((mode, _)) = pick!(p, timer) {
         s.timer_mode = match mode {
             TimerModeName::Exact => TimerMode::Exact,
             TimerModeName::Tick => TimerMode::Tick,
         };
     }
-    if let Some((rto, path)) = pick!(initial_rto) {
+    if let Some((rto, path)) = pick!(p, initial_rto) {
         if rto.value.is_zero() {
             return Err(ctx.err(path, "must be greater than zero"));
         }
         s.initial_rto = rto.value;
     }
-    if let Some((min, _)) = pick!(min_rto) {
+    if let Some((min, _)) = pick!(p, min_rto) {
         s.rto_bounds = match s.rto_bounds {
             RtoBounds::Ns2 {
                 max_rto,
@@ -182,7 +273,20 @@ pub(super) fn resolve_tcp(
             }
         };
     }
-    if let Some((iw, path)) = pick!(initial_window) {
+    Ok(())
+}
+
+/// How the sender opens, bursts and recovers.
+fn sending(
+    m: &Merge<'_>,
+    s: &mut SenderConfig,
+    _r: &mut ReceiverConfig,
+) -> Result<(), ScenarioError> {
+    let p = &m.pick;
+    let ctx = m.ctx;
+    let byte_mode = m.byte_mode;
+    let variant = m.variant;
+    if let Some((iw, path)) = pick!(p, initial_window) {
         if !(1..=MAX_INITIAL_WINDOW_SEGMENTS).contains(&iw) {
             return Err(ctx.err(
                 path,
@@ -191,7 +295,7 @@ pub(super) fn resolve_tcp(
         }
         s.initial_window = iw;
     }
-    if let Some((syn, path)) = pick!(syn) {
+    if let Some((syn, path)) = pick!(p, syn) {
         if syn && byte_mode {
             return Err(ctx.err(
                 path,
@@ -200,25 +304,25 @@ pub(super) fn resolve_tcp(
         }
         s.syn = syn;
     }
-    if let Some((b, _)) = pick!(max_burst) {
+    if let Some((b, _)) = pick!(p, max_burst) {
         s.max_burst = b;
     }
-    if let Some((cap, path)) = pick!(max_cwnd) {
+    if let Some((cap, path)) = pick!(p, max_cwnd) {
         if byte_mode {
             return Err(ctx.err(path, "is ns-2's maxcwnd_ (packets); byte-numbered profiles cap cwnd at the receiver window"));
         }
         s.max_cwnd = cap;
     }
-    if let Some((b, _)) = pick!(ns2_bugfix) {
+    if let Some((b, _)) = pick!(p, ns2_bugfix) {
         s.ns2_bugfix = b;
     }
-    if let Some((t, _)) = pick!(tahoe_resume) {
+    if let Some((t, _)) = pick!(p, tahoe_resume) {
         s.tahoe_resume = match t {
             TahoeResumeName::GoBackN => TahoeResume::GoBackN,
             TahoeResumeName::Restore => TahoeResume::Restore,
         };
     }
-    if let Some((f, path)) = pick!(reno_flavour) {
+    if let Some((f, path)) = pick!(p, reno_flavour) {
         s.reno_flavour = match (f, byte_mode) {
             (RenoFlavourName::Ns2, false) => RenoFlavour::Ns2,
             (RenoFlavourName::Bsd, true) => RenoFlavour::Bsd,
@@ -238,25 +342,34 @@ pub(super) fn resolve_tcp(
             ));
         }
     }
-    if let Some((cc, _)) = pick!(congestion_control) {
+    if let Some((cc, _)) = pick!(p, congestion_control) {
         s.congestion_control = match cc {
             CongestionControlName::Aimd => CongestionControl::Aimd,
             CongestionControlName::Cubic => CongestionControl::Cubic,
         };
     }
-    if let Some((on, _)) = pick!(reno_ca_extra) {
+    if let Some((on, _)) = pick!(p, reno_ca_extra) {
         s.reno_ca_extra = on;
     }
-    if let Some((on, _)) = pick!(limited_transmit) {
+    if let Some((on, _)) = pick!(p, limited_transmit) {
         s.limited_transmit = on;
     }
-    if let Some((on, _)) = pick!(newreno_impatient) {
+    if let Some((on, _)) = pick!(p, newreno_impatient) {
         s.newreno_impatient = on;
     }
-    if let Some((on, _)) = pick!(partial_window_deflation) {
+    if let Some((on, _)) = pick!(p, partial_window_deflation) {
         s.partial_window_deflation = on;
     }
-    if let Some((name, path)) = pick!(sack_sender) {
+    Ok(())
+}
+
+/// SACK: the sender's algorithm and the blocks an ACK carries.
+fn sack(m: &Merge<'_>, s: &mut SenderConfig, r: &mut ReceiverConfig) -> Result<(), ScenarioError> {
+    let p = &m.pick;
+    let ctx = m.ctx;
+    let byte_mode = m.byte_mode;
+    let variant = m.variant;
+    if let Some((name, path)) = pick!(p, sack_sender) {
         s.sack_sender = match name {
             SackSenderName::Ns2Sack1 => SackSender::Ns2Sack1,
             SackSenderName::Rfc6675 => SackSender::Rfc6675,
@@ -269,7 +382,7 @@ pub(super) fn resolve_tcp(
             return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675 or rfc3517"));
         }
     }
-    if let Some((on, path)) = pick!(sack_clear_on_rto) {
+    if let Some((on, path)) = pick!(p, sack_clear_on_rto) {
         if variant != Variant::Sack || s.sack_sender == SackSender::Ns2Sack1 {
             return Err(ctx.err(
                 path,
@@ -278,7 +391,7 @@ pub(super) fn resolve_tcp(
         }
         s.sack_clear_on_rto = on;
     }
-    if let Some((n, path)) = pick!(sack_blocks) {
+    if let Some((n, path)) = pick!(p, sack_blocks) {
         if variant != Variant::Sack {
             return Err(ctx.err(path, "applies to variant = \"sack\" only"));
         }
@@ -287,9 +400,20 @@ pub(super) fn resolve_tcp(
         }
         r.sack_blocks = n;
     }
-    let bcn_factor = pick!(bcn_factor);
-    let bcn_reaction = pick!(bcn_reaction);
-    match pick!(congestion_marks).map(|(m, _)| m) {
+    Ok(())
+}
+
+/// What the sender does with ECN or BCN marks.
+fn congestion_marks(
+    m: &Merge<'_>,
+    s: &mut SenderConfig,
+    r: &mut ReceiverConfig,
+) -> Result<(), ScenarioError> {
+    let p = &m.pick;
+    let ctx = m.ctx;
+    let bcn_factor = pick!(p, bcn_factor);
+    let bcn_reaction = pick!(p, bcn_reaction);
+    match pick!(p, congestion_marks).map(|(m, _)| m) {
         Some(CongestionMarksName::Ecn) => {
             s.mark_response = MarkResponse::Ecn;
             r.echo = CongestionEcho::UntilCwr;
@@ -323,33 +447,5 @@ pub(super) fn resolve_tcp(
             }
         }
     }
-    if variant == Variant::Sack {
-        // SACK blocks travel as 16-bit segment offsets (congsim_core::wire::SackBlocks).
-        let window_segments = if byte_mode {
-            s.rwnd / u64::from(s.mss)
-        } else {
-            s.rwnd
-        };
-        if window_segments > u64::from(u16::MAX) {
-            return Err(ctx.err(
-                variant_path,
-                "sack supports receiver windows of at most 65535 segments",
-            ));
-        }
-    }
-    let random_boot_phase = pick!(boot_phase).map_or(s.timer_mode == TimerMode::Exact, |(b, _)| {
-        b == BootPhaseName::Random
-    });
-    Ok(ResolvedTcp {
-        variant_name: match variant {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::NewReno => "newreno",
-            Variant::Sack => "sack",
-        },
-        profile_name: profile.name(),
-        sender: s,
-        receiver: r,
-        random_boot_phase,
-    })
+    Ok(())
 }

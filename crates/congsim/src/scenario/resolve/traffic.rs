@@ -258,62 +258,7 @@ pub(super) fn resolve_cbr(
                 "applies to pattern = \"burst\" only",
             ));
         }
-        let mut on = Vec::new();
-        for (k, [start, stop]) in spec.on.iter().flatten().enumerate() {
-            let (start, stop) = (start.value, stop.value);
-            if stop <= start || stop > duration {
-                return Err(ctx.err(
-                    format!("{p}.on[{k}]"),
-                    "must be [start, stop] with start < stop <= simulation.duration",
-                ));
-            }
-            if on
-                .last()
-                .is_some_and(|&(_, prev): &(SimTime, SimTime)| SimTime::ZERO + start < prev)
-            {
-                return Err(ctx.err(
-                    format!("{p}.on[{k}]"),
-                    "on periods must be in time order and must not overlap",
-                ));
-            }
-            on.push((SimTime::ZERO + start, SimTime::ZERO + stop));
-        }
-        let schedule = match (&spec.on, &spec.square_wave) {
-            (Some(_), Some(_)) => {
-                return Err(ctx.err(p.clone(), "give on or square_wave, not both"));
-            }
-            (Some(_), None) => CbrSchedule::Periods(on),
-            (None, Some(wave)) => {
-                if wave.on.value.is_zero() || wave.off.value.is_zero() {
-                    return Err(ctx.err(
-                        format!("{p}.square_wave"),
-                        "on and off must be greater than zero",
-                    ));
-                }
-                // Every on period must hold a slot of the grid, or the source would never send.
-                let per_slot = match pattern {
-                    CbrPattern::Burst { packets } => u64::from(packets),
-                    CbrPattern::Shaped | CbrPattern::Fluctuation => 1,
-                };
-                let slot = spec_rate_interval(spec.rate.value, packet_bytes, per_slot);
-                if wave.on.value < slot {
-                    return Err(ctx.err(
-                        format!("{p}.square_wave.on"),
-                        format!(
-                            "must be at least one sending interval ({} s at this rate and size)",
-                            slot.as_secs_f64()
-                        ),
-                    ));
-                }
-                CbrSchedule::SquareWave {
-                    start: SimTime::ZERO
-                        + wave.start.as_ref().map_or(SimDuration::ZERO, |d| d.value),
-                    on: wave.on.value,
-                    off: wave.off.value,
-                }
-            }
-            (None, None) => CbrSchedule::Always,
-        };
+        let schedule = cbr_schedule(ctx, spec, &p, duration, pattern, packet_bytes)?;
         if spec.count == 0 {
             return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
         }
@@ -360,4 +305,71 @@ pub(super) fn resolve_cbr(
         }
     }
     Ok(out)
+}
+
+/// When a CBR source is on: always, listed periods (`on`) or a square wave.
+fn cbr_schedule(
+    ctx: &Ctx<'_>,
+    spec: &CbrSpec,
+    p: &str,
+    duration: SimDuration,
+    pattern: CbrPattern,
+    packet_bytes: u32,
+) -> Result<CbrSchedule, ScenarioError> {
+    let mut on = Vec::new();
+    for (k, [start, stop]) in spec.on.iter().flatten().enumerate() {
+        let (start, stop) = (start.value, stop.value);
+        if stop <= start || stop > duration {
+            return Err(ctx.err(
+                format!("{p}.on[{k}]"),
+                "must be [start, stop] with start < stop <= simulation.duration",
+            ));
+        }
+        if on
+            .last()
+            .is_some_and(|&(_, prev): &(SimTime, SimTime)| SimTime::ZERO + start < prev)
+        {
+            return Err(ctx.err(
+                format!("{p}.on[{k}]"),
+                "on periods must be in time order and must not overlap",
+            ));
+        }
+        on.push((SimTime::ZERO + start, SimTime::ZERO + stop));
+    }
+    let schedule = match (&spec.on, &spec.square_wave) {
+        (Some(_), Some(_)) => {
+            return Err(ctx.err(p, "give on or square_wave, not both"));
+        }
+        (Some(_), None) => CbrSchedule::Periods(on),
+        (None, Some(wave)) => {
+            if wave.on.value.is_zero() || wave.off.value.is_zero() {
+                return Err(ctx.err(
+                    format!("{p}.square_wave"),
+                    "on and off must be greater than zero",
+                ));
+            }
+            // Every on period must hold a slot of the grid, or the source would never send.
+            let per_slot = match pattern {
+                CbrPattern::Burst { packets } => u64::from(packets),
+                CbrPattern::Shaped | CbrPattern::Fluctuation => 1,
+            };
+            let slot = spec_rate_interval(spec.rate.value, packet_bytes, per_slot);
+            if wave.on.value < slot {
+                return Err(ctx.err(
+                    format!("{p}.square_wave.on"),
+                    format!(
+                        "must be at least one sending interval ({} s at this rate and size)",
+                        slot.as_secs_f64()
+                    ),
+                ));
+            }
+            CbrSchedule::SquareWave {
+                start: SimTime::ZERO + wave.start.as_ref().map_or(SimDuration::ZERO, |d| d.value),
+                on: wave.on.value,
+                off: wave.off.value,
+            }
+        }
+        (None, None) => CbrSchedule::Always,
+    };
+    Ok(schedule)
 }
