@@ -328,9 +328,6 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
     outcomes: list[StudyOutcome] = []
     for entry in STUDIES.values() if study == "all" else [STUDIES[study]]:
         console.rule(f"{entry.name}: {entry.title}")
-        if entry.pending is not None:
-            console.print(f"not reproducible yet: {entry.pending}")
-            continue
         rendered: list[str] = []
 
         def render(outcome: StudyOutcome, console: Console = console, rendered: list[str] = rendered) -> None:

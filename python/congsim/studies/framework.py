@@ -3,9 +3,6 @@
 A study is a sweep plan plus a reference table (CSV, under version control, each row with its
 source) and, for each reference metric, how to compute it from the sweep and how close counts
 as agreement. The published numbers are data: nothing in here computes or copies them.
-
-The five seed papers are registered as pending until the issue that builds their models
-registers the study; `congsim reproduce` says which.
 """
 
 from __future__ import annotations
@@ -317,13 +314,11 @@ class Variant:
 class Study:
     name: str
     title: str
-    #: Plan file under `congsim/studies/data`, or None while the study is pending.
-    plan: str | None
+    #: Plan file under `congsim/studies/data`.
+    plan: str
     #: Reference table under `congsim/studies/data`.
     reference: str | None
     metrics: dict[str, Metric] = field(default_factory=dict)
-    #: Why the study cannot run yet.
-    pending: str | None = None
     #: Links captured (pcap) in the traced run, e.g. a sender's access link both ways.
     capture_links: tuple[str, ...] = ()
     #: Orderings the paper reports, checked with 95 % confidence.
@@ -343,7 +338,6 @@ class Study:
     layout: tuple[str, str | None] | None = None
 
     def plan_path(self) -> Path:
-        assert self.plan is not None
         return Path(str(DATA / self.plan))
 
     def reference_rows(self) -> list[dict[str, str]]:
@@ -647,8 +641,6 @@ def reproduce(
     from congsim.sweep import load_plan, run_sweep
     from congsim.sweep.runner import Task, started
 
-    if study.pending is not None:
-        raise ValueError(f"{study.name} is not reproducible yet: {study.pending}")
     plan = load_plan(study.plan_path())
     if replications is not None:
         plan = plan.with_replications(replications)
