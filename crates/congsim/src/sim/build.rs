@@ -125,75 +125,12 @@ impl<'a> Simulation<'a> {
                 }
             })
             .collect();
-        let link_to = scenario.links.iter().map(|l| l.to).collect();
-        let routes = &scenario.routes;
-        let nodes = scenario.nodes.len();
-        // Small networks get every (node, destination) pair in one table, which the hot path
-        // reads with one load; large ones read the scenario's rows per destination.
-        let dense = nodes * nodes <= DENSE_HOP_ENTRIES;
-        let destinations: Vec<NodeId> = if dense {
-            (0..nodes as u32).map(NodeId).collect()
-        } else {
-            routes.destinations().collect()
-        };
-        let columns = destinations.len();
-        let dense_next = dense.then(|| {
-            (0..nodes as u32)
-                .flat_map(|at| {
-                    destinations
-                        .iter()
-                        .map(move |&to| routes.hop_code(NodeId(at), to))
-                })
-                .collect()
-        });
-        // A fused hop's drop happens before the sender's clock reaches it; the sequence trace
-        // records the sender's state with each drop, so tracing runs every hop as an event.
-        let fusion = scenario.hop_fusion && !scenario.sequence_trace;
-        // Rows only for the links that fuse into some next link (on a dumbbell, the two
-        // bottlenecks): a row per link would be links × destinations.
-        let mut fuse_row = vec![NO_FUSION; scenario.links.len()];
-        let mut fuse_next = Vec::new();
-        // Only a link that is some link's single feeder can fuse: looking at the others' next
-        // hops would cost links × destinations.
-        let mut feeds_alone = vec![false; scenario.links.len()];
-        for l in &scenario.links {
-            if let Some(feeder) = l.single_feeder {
-                feeds_alone[feeder.index()] = true;
-            }
-        }
-        for (i, spec) in scenario.links.iter().enumerate() {
-            if !fusion || !feeds_alone[i] {
-                continue;
-            }
-            let upstream = LinkId(i as u32);
-            let row: Vec<Option<LinkId>> = (destinations.iter())
-                .map(|&dst| {
-                    // A node with equal-cost choices forwards by flow: not fused.
-                    let [next] = routes.choices(spec.to, dst) else {
-                        return None;
-                    };
-                    let next = LinkId(*next);
-                    let fed_only_by_upstream =
-                        scenario.links[next.index()].single_feeder == Some(upstream);
-                    let accepts: &Link = &links[next.index()];
-                    (fed_only_by_upstream && accepts.accepts_early_offers()).then_some(next)
-                })
-                .collect();
-            if row.iter().any(Option::is_some) {
-                fuse_row[i] = (fuse_next.len() / columns.max(1)) as u32;
-                fuse_next.extend(row);
-            }
-        }
+        let routing = Routing::new(scenario, &links, replication);
         let mut sim = Self {
             scenario,
             queue: EventQueue::new(),
             links,
-            link_to,
-            fuse_row,
-            fuse_next,
-            hop_columns: columns,
-            dense_next,
-            ecmp_salt: scenario.ecmp_salt(replication),
+            routing,
             ids: FlowIds {
                 tcp_flows: flows.len(),
                 cbr_sources: cbr.len(),

@@ -6,7 +6,7 @@ use super::*;
 impl Simulation<'_> {
     /// Puts `pkt` on the link towards its destination.
     pub(super) fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
-        let link = self.route(node, &pkt);
+        let link = self.routing.route(node, &pkt);
         if self.atm.as_ref().is_some_and(|a| a.is_atm(link.index())) {
             self.send_atm(now, node, pkt);
             return;
@@ -99,10 +99,7 @@ impl Simulation<'_> {
             match self.links[link.index()].offer(now, at, &mut pkt) {
                 Offer::Departs { arrive_at } => {
                     if arrive_at < end
-                        && let row = self.fuse_row[link.index()]
-                        && row != NO_FUSION
-                        && let Some(next) =
-                            self.fuse_next[row as usize * self.hop_columns + self.column(pkt.dst)]
+                        && let Some(next) = self.routing.fused_next(link, pkt.dst)
                     {
                         if self.crosses_measure_boundary(arrive_at) {
                             self.deferred.push(Deferred::Offer {
@@ -115,7 +112,7 @@ impl Simulation<'_> {
                         (at, link) = (arrive_at, next);
                         continue;
                     }
-                    if self.link_to[link.index()] == pkt.dst
+                    if self.routing.link_to(link) == pkt.dst
                         && self.links[link.index()].pipe_is_empty()
                         && self.early_delivery(arrive_at, &pkt)
                     {
@@ -215,30 +212,6 @@ impl Simulation<'_> {
                 Deferred::Delivery { at, pkt } => self.deliver_early(at, pkt),
             }
         }
-    }
-
-    /// The column of `destination` in the hop tables.
-    #[inline]
-    fn column(&self, destination: NodeId) -> usize {
-        if self.dense_next.is_some() {
-            destination.index()
-        } else {
-            (self.scenario.routes.column(destination)).expect("traffic has routes")
-        }
-    }
-
-    /// The link `node` forwards `pkt` on: its one next hop, or with ECMP the one its flow's
-    /// hash picks.
-    #[inline]
-    pub(super) fn route(&self, node: NodeId, pkt: &Packet) -> LinkId {
-        let routes = &self.scenario.routes;
-        let code = match &self.dense_next {
-            Some(table) => table[node.index() * self.hop_columns + pkt.dst.index()],
-            None => routes.hop_code(node, pkt.dst),
-        };
-        routes
-            .pick(code, node, self.ecmp_salt, pkt.flow)
-            .expect("routes were validated when the scenario was loaded")
     }
 
     /// The packet at the head of `link`'s pipe reaches the far node at `at`. With

@@ -12,7 +12,6 @@ use crate::metrics::{coefficient_of_variation, jain_index, max_min_shares};
 use crate::pcap::{FlowWire, PcapWriter};
 use crate::scenario::model::{QueueDiscipline, ResolvedCapture, ResolvedLink};
 use crate::scenario::model::{Scenario, ScenarioWarning};
-use crate::scenario::routes::HopCode;
 use crate::table::{Column, Table};
 use crate::transfers::exponential_gap_s;
 use congsim_atm::abr::AbrStats;
@@ -33,13 +32,12 @@ mod atm_tables;
 mod build;
 mod forward;
 mod results;
+mod routing;
 mod traffic;
 mod window;
 
+use routing::Routing;
 use window::{CbrReading, LinkReading, Reading};
-
-/// Node pairs up to which next hops are kept in one dense table (8 MB).
-const DENSE_HOP_ENTRIES: usize = 1 << 20;
 
 /// The 4.3BSD fast timer (delayed ACKs) period.
 const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
@@ -76,9 +74,6 @@ enum Event {
     Sample,
     End,
 }
-
-/// `Simulation::fuse_row` of a link that fuses into no next link.
-const NO_FUSION: u32 = u32::MAX;
 
 /// One end of a TCP connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -434,24 +429,8 @@ struct Simulation<'a> {
     scenario: &'a Scenario,
     queue: EventQueue<Event>,
     links: Vec<Link>,
-    /// Per link: the node it leads to (a dense copy of the scenario's, for the hot path).
-    link_to: Vec<NodeId>,
-    /// Per link: its row in `fuse_next`, or `NO_FUSION` when it fuses into no next link (most
-    /// links; this small table stays in cache where a lookup in the large one would miss).
-    fuse_row: Vec<u32>,
-    /// `fuse_next[fuse_row[link] * hop_columns + column of destination]`: the link a packet
-    /// for `destination` leaving `link` is offered to at once (hop fusion), when that link is
-    /// fed by `link` alone and accepts early offers.
-    fuse_next: Vec<Option<LinkId>>,
-    /// Destinations per row of `fuse_next` and `dense_next`: every node when `dense_next` is
-    /// there (a destination's column is its index), else the nodes traffic is addressed to (its
-    /// row in the scenario's routes).
-    hop_columns: usize,
-    /// `dense_next[node * hop_columns + destination]`: the next hop's [`HopCode`], for
-    /// networks of up to [`DENSE_HOP_ENTRIES`] node pairs.
-    dense_next: Option<Vec<HopCode>>,
-    /// The salt of this run's ECMP flow hashes (`Scenario::ecmp_salt`).
-    ecmp_salt: u64,
+    /// Next hops and hop fusion.
+    routing: Routing<'a>,
     flows: Vec<FlowState>,
     cbr: Vec<CbrState>,
     /// Connections of random transfers, in order of arrival (`FlowIds::of_transfer`).
@@ -593,7 +572,7 @@ impl<'a> Simulation<'a> {
                     if let Some(t) = next {
                         self.schedule_arrival(t, link);
                     }
-                    self.arrive(now, self.link_to[link.index()], pkt);
+                    self.arrive(now, self.routing.link_to(link), pkt);
                 }
                 Event::TxDone(link) => self.tx_done(now, link),
                 Event::AtmPipe(port) => {
