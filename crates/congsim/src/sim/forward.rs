@@ -283,67 +283,107 @@ impl Simulation<'_> {
     #[inline]
     pub(super) fn flush(&mut self, now: SimTime, f: FlowId, end: End) {
         match end {
-            End::Sender => self.flush_end::<true>(now, f),
-            End::Receiver => self.flush_end::<false>(now, f),
+            End::Sender => self.flush_end::<SenderEnd>(now, f),
+            End::Receiver => self.flush_end::<ReceiverEnd>(now, f),
         }
     }
 
-    /// `flush` compiled once per end (`SENDER`), so that the hot path makes no choice per
-    /// segment. Each end has its own buffer: a data segment delivered early makes the receiver
-    /// flush while the sender's segments are still being sent.
-    fn flush_end<const SENDER: bool>(&mut self, now: SimTime, f: FlowId) {
+    /// `flush` compiled once per end, so that the hot path makes no choice per segment. Each
+    /// end has its own buffer: a data segment delivered early makes the receiver flush while
+    /// the sender's segments are still being sent.
+    fn flush_end<E: ConnectionEnd>(&mut self, now: SimTime, f: FlowId) {
+        let mut out = std::mem::take(E::buffer(self));
         let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.ids, f);
-        let next = if SENDER {
-            flow.sender.drain_transmit(&mut self.segments);
-            flow.sender.next_timeout()
-        } else {
-            flow.receiver.drain_transmit(&mut self.acks);
-            flow.receiver.next_timeout()
-        };
-        let (from, to) = if SENDER {
-            (flow.src, flow.dst)
-        } else {
-            (flow.dst, flow.src)
-        };
-        let wakeup = if SENDER {
-            &mut flow.sender_wakeup
-        } else {
-            &mut flow.receiver_wakeup
-        };
-        let event = if SENDER {
-            Event::SenderTimer(f)
-        } else {
-            Event::ReceiverTimer(f)
-        };
-        keep_awake(&mut self.queue, now, next, wakeup, event);
-        let count = if SENDER {
-            self.segments.len()
-        } else {
-            self.acks.len()
-        };
-        for i in 0..count {
-            let seg = if SENDER {
-                self.segments[i]
-            } else {
-                self.acks[i]
-            };
-            if SENDER && let Some(trace) = &mut self.sequence {
-                let event = if seg.retransmission {
-                    "retransmit"
-                } else {
-                    "send"
-                };
-                let flow = tcp_of(&self.flows, &self.transfers, self.ids, f);
-                trace.record(now, f, event, &seg.header, &flow.sender);
-            }
+        let next = E::drain(flow, &mut out);
+        let (from, to) = E::ends(flow);
+        keep_awake(&mut self.queue, now, next, E::wakeup(flow), E::timer(f));
+        for seg in &out {
+            E::trace(self, now, f, seg);
             let mut pkt = Packet::tcp_segment(f, to, seg.wire_bytes, seg.header);
             pkt.ecn.ect = seg.ect;
             self.forward(now, from, pkt);
         }
-        if SENDER {
-            self.segments.clear();
-        } else {
-            self.acks.clear();
+        out.clear();
+        *E::buffer(self) = out;
+    }
+}
+
+/// One end of a connection as the send path sees it: what it sends, from where to where, its
+/// wake-up and its timer's event. The sender and the receiver differ only here.
+trait ConnectionEnd {
+    /// Moves what the end has to send into `out`; returns when it next wants to be woken.
+    fn drain(flow: &mut FlowState, out: &mut Vec<Segment>) -> Option<SimTime>;
+    /// The nodes its packets leave from and go to.
+    fn ends(flow: &FlowState) -> (NodeId, NodeId);
+    fn wakeup(flow: &mut FlowState) -> &mut Option<SimTime>;
+    fn timer(f: FlowId) -> Event;
+    /// Its own buffer of segments to send.
+    fn buffer<'s>(sim: &'s mut Simulation<'_>) -> &'s mut Vec<Segment>;
+    /// Records a segment it sends in the sequence trace, if it is traced.
+    fn trace(sim: &mut Simulation<'_>, now: SimTime, f: FlowId, seg: &Segment);
+}
+
+struct SenderEnd;
+struct ReceiverEnd;
+
+impl ConnectionEnd for SenderEnd {
+    #[inline]
+    fn drain(flow: &mut FlowState, out: &mut Vec<Segment>) -> Option<SimTime> {
+        flow.sender.drain_transmit(out);
+        flow.sender.next_timeout()
+    }
+    #[inline]
+    fn ends(flow: &FlowState) -> (NodeId, NodeId) {
+        (flow.src, flow.dst)
+    }
+    #[inline]
+    fn wakeup(flow: &mut FlowState) -> &mut Option<SimTime> {
+        &mut flow.sender_wakeup
+    }
+    #[inline]
+    fn timer(f: FlowId) -> Event {
+        Event::SenderTimer(f)
+    }
+    #[inline]
+    fn buffer<'s>(sim: &'s mut Simulation<'_>) -> &'s mut Vec<Segment> {
+        &mut sim.segments
+    }
+    #[inline]
+    fn trace(sim: &mut Simulation<'_>, now: SimTime, f: FlowId, seg: &Segment) {
+        if let Some(trace) = &mut sim.sequence {
+            let event = if seg.retransmission {
+                "retransmit"
+            } else {
+                "send"
+            };
+            let flow = tcp_of(&sim.flows, &sim.transfers, sim.ids, f);
+            trace.record(now, f, event, &seg.header, &flow.sender);
         }
     }
+}
+
+impl ConnectionEnd for ReceiverEnd {
+    #[inline]
+    fn drain(flow: &mut FlowState, out: &mut Vec<Segment>) -> Option<SimTime> {
+        flow.receiver.drain_transmit(out);
+        flow.receiver.next_timeout()
+    }
+    #[inline]
+    fn ends(flow: &FlowState) -> (NodeId, NodeId) {
+        (flow.dst, flow.src)
+    }
+    #[inline]
+    fn wakeup(flow: &mut FlowState) -> &mut Option<SimTime> {
+        &mut flow.receiver_wakeup
+    }
+    #[inline]
+    fn timer(f: FlowId) -> Event {
+        Event::ReceiverTimer(f)
+    }
+    #[inline]
+    fn buffer<'s>(sim: &'s mut Simulation<'_>) -> &'s mut Vec<Segment> {
+        &mut sim.acks
+    }
+    #[inline]
+    fn trace(_sim: &mut Simulation<'_>, _now: SimTime, _f: FlowId, _seg: &Segment) {}
 }
