@@ -131,13 +131,15 @@ impl<'a> Simulation<'a> {
             queue: EventQueue::new(),
             links,
             routing,
-            ids: FlowIds {
-                tcp_flows: flows.len(),
-                cbr_sources: cbr.len(),
+            connections: Connections {
+                ids: FlowIds {
+                    tcp_flows: flows.len(),
+                    cbr_sources: cbr.len(),
+                },
+                flows,
+                transfers: Vec::new(),
             },
-            flows,
             cbr,
-            transfers: Vec::new(),
             transfer_info: Vec::new(),
             group_started: vec![0; scenario.transfers.len()],
             groups: scenario

@@ -135,12 +135,11 @@ impl Simulation<'_> {
                 Offer::Dropped { .. } => {
                     self.schedule_wake(link);
                     if pkt.tcp().is_none() {
-                        self.cbr[self.ids.cbr(pkt.flow)].packets_dropped += 1;
+                        self.cbr[self.connections.ids.cbr(pkt.flow)].packets_dropped += 1;
                     }
                     if let (Some(trace), Some(header)) = (&mut self.sequence, pkt.tcp()) {
                         let event = if header.is_data { "drop" } else { "ack_drop" };
-                        let sender =
-                            &tcp_of(&self.flows, &self.transfers, self.ids, pkt.flow).sender;
+                        let sender = &self.connections.get(pkt.flow).sender;
                         // `at`, when the packet reached the dropping link (the trace turns hop
                         // fusion off, so that is also `now`).
                         trace.record(at, pkt.flow, event, header, sender);
@@ -169,9 +168,9 @@ impl Simulation<'_> {
         }
         let due_after = |next: Option<SimTime>| next.is_none_or(|t| t > arrive_at);
         if header.is_data {
-            ends.receiver && due_after(self.flows[f].receiver.next_timeout())
+            ends.receiver && due_after(self.connections.flows[f].receiver.next_timeout())
         } else {
-            ends.sender && due_after(self.flows[f].sender.next_timeout())
+            ends.sender && due_after(self.connections.flows[f].sender.next_timeout())
         }
     }
 
@@ -260,19 +259,22 @@ impl Simulation<'_> {
         }
         let Some(header) = pkt.tcp().copied() else {
             // A CBR datagram reaches its sink.
-            let c = &mut self.cbr[self.ids.cbr(pkt.flow)];
+            let c = &mut self.cbr[self.connections.ids.cbr(pkt.flow)];
             c.packets_delivered += 1;
             c.bytes_delivered += u64::from(pkt.size_bytes);
             return;
         };
         let f = pkt.flow;
         if header.is_data {
-            self.tcp(f).receiver.on_data(now, &header, pkt.ecn.ce);
+            self.connections
+                .get_mut(f)
+                .receiver
+                .on_data(now, &header, pkt.ecn.ce);
             self.flush(now, f, End::Receiver);
         } else {
-            self.tcp(f).sender.on_ack(now, &header);
+            self.connections.get_mut(f).sender.on_ack(now, &header);
             if let Some(trace) = &mut self.sequence {
-                let flow = tcp_of(&self.flows, &self.transfers, self.ids, f);
+                let flow = self.connections.get(f);
                 trace.record(now, f, "ack", &header, &flow.sender);
             }
             self.flush(now, f, End::Sender);
@@ -293,7 +295,7 @@ impl Simulation<'_> {
     /// the sender's segments are still being sent.
     fn flush_end<E: ConnectionEnd>(&mut self, now: SimTime, f: FlowId) {
         let mut out = std::mem::take(E::buffer(self));
-        let flow = tcp_of_mut(&mut self.flows, &mut self.transfers, self.ids, f);
+        let flow = self.connections.get_mut(f);
         let next = E::drain(flow, &mut out);
         let (from, to) = E::ends(flow);
         keep_awake(&mut self.queue, now, next, E::wakeup(flow), E::timer(f));
@@ -356,7 +358,7 @@ impl ConnectionEnd for SenderEnd {
             } else {
                 "send"
             };
-            let flow = tcp_of(&sim.flows, &sim.transfers, sim.ids, f);
+            let flow = sim.connections.get(f);
             trace.record(now, f, event, &seg.header, &flow.sender);
         }
     }

@@ -277,27 +277,30 @@ mod vc_ids {
 }
 
 /// The TCP connection with flow id `f`: a declared flow, or a random transfer.
-fn tcp_of<'s>(
-    flows: &'s [FlowState],
-    transfers: &'s [FlowState],
+/// The TCP connections: the scenario's flows, then the random transfers' in order of
+/// arrival, each found by its flow id.
+struct Connections {
+    flows: Vec<FlowState>,
+    /// Connections of random transfers, in order of arrival (`FlowIds::of_transfer`).
+    transfers: Vec<FlowState>,
     ids: FlowIds,
-    f: FlowId,
-) -> &'s FlowState {
-    match ids.connection(f) {
-        Ok(i) => &flows[i],
-        Err(k) => &transfers[k],
-    }
 }
 
-fn tcp_of_mut<'s>(
-    flows: &'s mut [FlowState],
-    transfers: &'s mut [FlowState],
-    ids: FlowIds,
-    f: FlowId,
-) -> &'s mut FlowState {
-    match ids.connection(f) {
-        Ok(i) => &mut flows[i],
-        Err(k) => &mut transfers[k],
+impl Connections {
+    #[inline]
+    fn get(&self, f: FlowId) -> &FlowState {
+        match self.ids.connection(f) {
+            Ok(i) => &self.flows[i],
+            Err(k) => &self.transfers[k],
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, f: FlowId) -> &mut FlowState {
+        match self.ids.connection(f) {
+            Ok(i) => &mut self.flows[i],
+            Err(k) => &mut self.transfers[k],
+        }
     }
 }
 
@@ -431,11 +434,9 @@ struct Simulation<'a> {
     links: Vec<Link>,
     /// Next hops and hop fusion.
     routing: Routing<'a>,
-    flows: Vec<FlowState>,
+    /// The TCP connections, by flow id.
+    connections: Connections,
     cbr: Vec<CbrState>,
-    /// Connections of random transfers, in order of arrival (`FlowIds::of_transfer`).
-    transfers: Vec<FlowState>,
-    ids: FlowIds,
     /// Per transfer: its group, its size, and its ordinal within the group.
     transfer_info: Vec<(u32, u64, u64)>,
     /// Transfers started so far, per group.
@@ -534,7 +535,7 @@ impl<'a> Simulation<'a> {
                 .schedule(Self::at(s.measure_from), Event::MeasureStart);
         }
         for (i, f) in s.flows.iter().enumerate() {
-            let start_at = self.flows[i].start_at;
+            let start_at = self.connections.flows[i].start_at;
             self.queue
                 .schedule(start_at, Event::FlowStart(FlowId(i as u32)));
             if let Some(stop) = f.stop {
@@ -582,9 +583,12 @@ impl<'a> Simulation<'a> {
                 Event::AtmCongestion(vc) => {
                     // A CI on an ACK VC or a CBR source's VC concerns no sender.
                     let (f, direction) = vc_ids::owner(vc);
-                    let cbr = matches!(self.ids.endpoint(f), Endpoint::Cbr(_));
+                    let cbr = matches!(self.connections.ids.endpoint(f), Endpoint::Cbr(_));
                     if direction == VcDirection::Data && !cbr {
-                        self.tcp(f).sender.on_congestion_indication(now);
+                        self.connections
+                            .get_mut(f)
+                            .sender
+                            .on_congestion_indication(now);
                         self.flush(now, f, End::Sender);
                     }
                 }
@@ -608,7 +612,7 @@ impl<'a> Simulation<'a> {
                     let (period, members) = &self.slow_clocks[i];
                     let (period, members) = (*period, members.clone());
                     for f in members {
-                        self.tcp(f).sender.on_slow_tick(now);
+                        self.connections.get_mut(f).sender.on_slow_tick(now);
                         self.flush(now, f, End::Sender);
                     }
                     self.queue.schedule(now + period, Event::SlowTick(i));
@@ -616,17 +620,17 @@ impl<'a> Simulation<'a> {
                 Event::FastTick => {
                     for i in 0..self.fast_tick_flows.len() {
                         let f = self.fast_tick_flows[i];
-                        self.tcp(f).receiver.on_fast_tick();
+                        self.connections.get_mut(f).receiver.on_fast_tick();
                         self.flush(now, f, End::Receiver);
                     }
                     self.queue.schedule(now + BSD_FAST_TICK, Event::FastTick);
                 }
                 Event::FlowStart(f) => {
                     let size = self.scenario.flows[f.index()].size_bytes;
-                    self.flows[f.index()].sender.start(now, size);
+                    self.connections.flows[f.index()].sender.start(now, size);
                     self.flush(now, f, End::Sender);
                 }
-                Event::FlowStop(f) => self.flows[f.index()].sender.stop(),
+                Event::FlowStop(f) => self.connections.flows[f.index()].sender.stop(),
                 Event::CbrEmit(i) => self.emit_cbr(now, i as usize),
                 Event::TransferArrival(g) => self.start_transfer(now, g as usize),
                 Event::MeasureStart => {
@@ -655,7 +659,7 @@ impl<'a> Simulation<'a> {
     /// `<group>#<k>` for the k-th transfer (from 0) of a transfer group.
     fn flow_name(&self, f: FlowId) -> String {
         let s = self.scenario;
-        match self.ids.endpoint(f) {
+        match self.connections.ids.endpoint(f) {
             Endpoint::Tcp(i) => s.flows[i].name.clone(),
             Endpoint::Cbr(i) => s.cbr[i].name.clone(),
             Endpoint::Transfer(k) => {
@@ -668,7 +672,7 @@ impl<'a> Simulation<'a> {
     /// The TCP connection with flow id `f`.
     /// A timer wake-up of one end of connection `f` (stale ones find nothing due).
     fn wake_endpoint(&mut self, now: SimTime, f: FlowId, end: End) {
-        let flow = self.tcp(f);
+        let flow = self.connections.get_mut(f);
         let wakeup = match end {
             End::Sender => &mut flow.sender_wakeup,
             End::Receiver => &mut flow.receiver_wakeup,
@@ -681,9 +685,5 @@ impl<'a> Simulation<'a> {
             End::Receiver => flow.receiver.on_timeout(now),
         }
         self.flush(now, f, end);
-    }
-
-    fn tcp(&mut self, f: FlowId) -> &mut FlowState {
-        tcp_of_mut(&mut self.flows, &mut self.transfers, self.ids, f)
     }
 }

@@ -23,10 +23,11 @@ impl Simulation<'_> {
     pub(super) fn push_transfer_summary(&self, summary: &mut Table) {
         let s = self.scenario;
         let (from, until) = (Self::at(s.measure_from), Self::at(s.measure_until));
-        let measured: Vec<(u32, &FlowState)> = (self.transfer_info.iter().zip(&self.transfers))
-            .filter(|(_, f)| f.start_at >= from && f.start_at < until)
-            .map(|(&(group, _, _), f)| (group, f))
-            .collect();
+        let measured: Vec<(u32, &FlowState)> =
+            (self.transfer_info.iter().zip(&self.connections.transfers))
+                .filter(|(_, f)| f.start_at >= from && f.start_at < until)
+                .map(|(&(group, _, _), f)| (group, f))
+                .collect();
         let all: Vec<&FlowState> = measured.iter().map(|(_, f)| *f).collect();
         push_transfer_means(summary, "", &all);
         // Groups side by side (seed 002's Fig. 4: one per TCP variant): each one's too.
@@ -43,13 +44,14 @@ impl Simulation<'_> {
 
     /// The `transfers` table: each random transfer's size, start, completion and recovery.
     pub(super) fn transfers_table(&self) -> Table {
-        let rows: Vec<TransferRow<'_>> = (self.transfer_info.iter().zip(&self.transfers))
-            .map(|(&(group, size_bytes, _), flow)| TransferRow {
-                group: &self.scenario.transfers[group as usize].name,
-                size_bytes,
-                flow,
-            })
-            .collect();
+        let rows: Vec<TransferRow<'_>> =
+            (self.transfer_info.iter().zip(&self.connections.transfers))
+                .map(|(&(group, size_bytes, _), flow)| TransferRow {
+                    group: &self.scenario.transfers[group as usize].name,
+                    size_bytes,
+                    flow,
+                })
+                .collect();
         let columns = [
             &[
                 ("group", Get::Str(|r: &TransferRow<'_>| r.group.clone())),
@@ -129,7 +131,7 @@ impl Simulation<'_> {
             .expect("sampling is on")
             .as_secs_f64();
         let t = now.as_secs_f64();
-        for (flow, spec) in self.flows.iter_mut().zip(&self.scenario.flows) {
+        for (flow, spec) in self.connections.flows.iter_mut().zip(&self.scenario.flows) {
             let delivered = flow.receiver.stats().bytes_delivered;
             let bytes = delivered - flow.delivered_at_last_sample;
             flow.delivered_at_last_sample = delivered;
@@ -192,7 +194,7 @@ impl Simulation<'_> {
             if p.tcp().is_none() {
                 continue;
             }
-            let flow = tcp_of(&self.flows, &self.transfers, self.ids, p.flow);
+            let flow = self.connections.get(p.flow);
             let cfg = flow.sender.config();
             let wire = FlowWire {
                 src: flow.src,
@@ -222,13 +224,20 @@ impl Simulation<'_> {
             .expect("the run's end closes the window");
         let window = closed.since(self.window_opened.as_ref());
         let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
-        let flow_names: Vec<String> = (0..self.ids.first_transfer() + self.transfers.len())
+        let flow_names: Vec<String> = (0..self.connections.ids.first_transfer()
+            + self.connections.transfers.len())
             .map(|i| self.flow_name(FlowId(i as u32)))
             .collect();
         let classes = self.classes_table(&window, window_s);
         let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
         let shares = max_min_shares_of(s, replication);
-        let flows = flows_table(&self.flows, s, &window, (window_s, end), &shares);
+        let flows = flows_table(
+            &self.connections.flows,
+            s,
+            &window,
+            (window_s, end),
+            &shares,
+        );
         let links = links_table(s, &window, window_ps);
         let (atm_ports, atm_vcs) = match &self.atm {
             Some(atm) => (
@@ -248,7 +257,10 @@ impl Simulation<'_> {
         summary.push("replication", Column::U64(vec![u64::from(replication)]));
         summary.push("seed", Column::U64(vec![s.seed]));
         summary.push("duration_s", Column::F64(vec![s.duration.as_secs_f64()]));
-        summary.push("flows", Column::U64(vec![self.flows.len() as u64]));
+        summary.push(
+            "flows",
+            Column::U64(vec![self.connections.flows.len() as u64]),
+        );
         summary.push("total_goodput_bps", Column::F64(vec![total]));
         // With several TCP variants side by side, each one's share too (seed 004's Table 5).
         let variants: BTreeSet<&str> = s.flows.iter().map(|f| f.variant_name).collect();
@@ -303,8 +315,8 @@ impl Simulation<'_> {
         let tcp_events = s.tcp_events.then(|| {
             let mut t = Table::default();
             // Declared flows, then random transfers in order of arrival.
-            let connections = (self.flows.iter().enumerate())
-                .chain((self.ids.first_transfer()..).zip(&self.transfers));
+            let connections = (self.connections.flows.iter().enumerate())
+                .chain((self.connections.ids.first_transfer()..).zip(&self.connections.transfers));
             let events: Vec<(String, &congsim_tcp::TraceEvent)> = connections
                 .flat_map(|(i, f)| {
                     let name = self.flow_name(FlowId(i as u32));

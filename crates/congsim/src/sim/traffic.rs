@@ -24,7 +24,10 @@ impl Simulation<'_> {
         } else {
             SimDuration::ZERO
         };
-        let f = self.ids.of_transfer(self.transfers.len());
+        let f = self
+            .connections
+            .ids
+            .of_transfer(self.connections.transfers.len());
         if spec.sender.timer_mode == TimerMode::Tick {
             match self
                 .slow_clocks
@@ -59,7 +62,12 @@ impl Simulation<'_> {
         }
         sender.start(now, Some(size));
         let receiver = TcpReceiver::new(spec.receiver.clone());
-        (self.transfers).push(FlowState::new(sender, receiver, (spec.src, spec.dst), now));
+        (self.connections.transfers).push(FlowState::new(
+            sender,
+            receiver,
+            (spec.src, spec.dst),
+            now,
+        ));
         self.transfer_info
             .push((g as u32, size, self.group_started[g]));
         self.group_started[g] += 1;
@@ -81,7 +89,7 @@ impl Simulation<'_> {
 
     /// CBR source `i` sends its pending packets back to back, then schedules its next emission.
     pub(super) fn emit_cbr(&mut self, now: SimTime, i: usize) {
-        let flow = self.ids.of_cbr(i);
+        let flow = self.connections.ids.of_cbr(i);
         let c = &mut self.cbr[i];
         let (src, dst, size) = (c.src, c.dst, c.source.config().packet_bytes);
         let first = c.next_seq;

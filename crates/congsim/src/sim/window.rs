@@ -98,7 +98,7 @@ impl Reading {
 impl Simulation<'_> {
     /// Every windowed counter now.
     pub(super) fn reading(&self, now: SimTime) -> Reading {
-        let flows = (self.flows.iter())
+        let flows = (self.connections.flows.iter())
             .map(|f| (f.sender.stats().clone(), f.receiver.stats().clone()))
             .collect();
         let links = (self.links.iter().zip(&self.scenario.links))
