@@ -288,7 +288,7 @@ def test_the_scores_table_is_the_last_runs_and_matches_the_studies() -> None:
         assert reader.fieldnames == SCORE_COLUMNS
         everything = list(reader)
     rows = {row["study"]: row for row in everything if not row["variant"]}
-    assert list(rows) == [name for name, study in STUDIES.items() if not study.pending]
+    assert list(rows) == list(STUDIES)
     variants = [(row["study"], row["variant"]) for row in everything if row["variant"]]
     assert variants == [(name, v.name) for name, study in STUDIES.items() for v in study.variants]
     for name, row in rows.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,8 +24,14 @@ class Scenario:
     seed: int
     overrides: tuple[tuple[str, Any], ...] = ()
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.overrides, tuple) or not all(
+            isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in self.overrides
+        ):
+            raise TypeError("overrides must be a tuple of (field path, value) pairs")
+
     def overrides_json(self) -> str | None:
-        return json.dumps([[path, value] for path, value in self.overrides]) if self.overrides else None
+        return overrides_json(self.overrides) if self.overrides else None
 
     @classmethod
     def from_dict(
@@ -78,15 +84,48 @@ def loads(text: str, source: str = "<string>", overrides: Mapping[str, Any] | No
     _check_str("source", source)
     pairs = _override_pairs(overrides)
     scenario = Scenario(text=text, source=source, name="", replications=0, seed=0, overrides=pairs)
-    try:
-        scenario.overrides_json()
-    except (TypeError, ValueError, RecursionError) as e:
-        reason = "a value contains itself" if isinstance(e, RecursionError) else str(e)
-        raise TypeError(
-            f"overrides: values must be TOML values (text, numbers, booleans, lists, tables): {reason}"
-        ) from None
     name, replications, seed = _core.describe(text, source, scenario.overrides_json())
     return replace(scenario, name=name, replications=replications, seed=seed)
+
+
+def printable(text: str) -> str:
+    """`text` with control characters and bidirectional formatting characters escaped
+    (`\\x1b`, `\\u202e`), as the native module escapes its messages: names and values from
+    a file reach terminals and logs, where an escape sequence would act."""
+    return "".join(ascii(ch)[1:-1] if _unsafe(ch) else ch for ch in text)
+
+
+def _unsafe(ch: str) -> bool:
+    return (not ch.isprintable() and ch != " ") or "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069"
+
+
+def _plain_value(value: object) -> object:
+    """NumPy scalars as the Python numbers they hold (`json` knows only the latter)."""
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__ == "numpy":
+        return item()
+    raise TypeError(f"{type(value).__name__} is not a value a scenario can hold")
+
+
+def overrides_json(pairs: Sequence[tuple[str, Any]]) -> str:
+    """`[[path, value], ...]` as JSON for the native module; `TypeError` or `ValueError`
+    naming the field whose value a scenario cannot hold (NaN, infinity, an object, a list that
+    contains itself)."""
+    for path, value in pairs:
+        try:
+            json.dumps(value, allow_nan=False, default=_plain_value)
+        except ValueError as e:
+            if "Circular" not in str(e):
+                reason = "NaN and infinity are not numbers a scenario can hold"
+                raise ValueError(f"overrides: {printable(path)}: {reason}") from None
+            raise TypeError(f"overrides: {printable(path)}: a value contains itself") from None
+        except (TypeError, RecursionError) as e:
+            reason = "a value contains itself" if isinstance(e, RecursionError) else str(e)
+            raise TypeError(
+                f"overrides: {printable(path)}: values must be TOML values (text, numbers, booleans, "
+                f"lists, tables): {reason}"
+            ) from None
+    return json.dumps([[path, value] for path, value in pairs], default=_plain_value)
 
 
 def _kind(value: object) -> str:
@@ -134,17 +173,17 @@ def read_text(path: Path) -> str:
         with path.open("rb") as file:
             data = file.read(limit + 1)
     except OSError as e:
-        raise _core.ScenarioError(f"{path}: cannot read the file: {e.strerror or e}") from None
+        raise _core.ScenarioError(printable(f"{path}: cannot read the file: {e.strerror or e}")) from None
     if len(data) > limit:
         raise _core.ScenarioError(
-            f"{path}: is larger than the file_bytes limit of {grouped(limit)} bytes "
+            f"{printable(str(path))}: is larger than the file_bytes limit of {grouped(limit)} bytes "
             "(CONGSIM_LIMITS=file_bytes=N raises it)"
         )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise _core.ScenarioError(
-            f"{path}: not a UTF-8 text file (byte {e.start} is 0x{data[e.start]:02x}); "
+            f"{printable(str(path))}: not a UTF-8 text file (byte {e.start} is 0x{data[e.start]:02x}); "
             "scenario files are TOML, which is UTF-8"
         ) from None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from os import PathLike
 
@@ -34,8 +35,12 @@ def run(scenario: Scenario, replication: int = 0, progress: Progress | None = No
             f"run expects a congsim.Scenario (from congsim.load or congsim.loads), "
             f"not {type(scenario).__name__}{hint}"
         )
-    if not isinstance(replication, int) or isinstance(replication, bool):
-        raise TypeError(f"replication must be an int, not {type(replication).__name__}")
+    if isinstance(replication, bool):
+        raise TypeError("replication must be an int, not bool")
+    try:
+        replication = operator.index(replication)  # an int, or a NumPy integer
+    except TypeError:
+        raise TypeError(f"replication must be an int, not {type(replication).__name__}") from None
     if not 0 <= replication <= MAX_REPLICATION:
         raise ValueError(f"replication must be 0 to {MAX_REPLICATION}, not {replication}")
     if progress is not None and not callable(progress):

@@ -127,28 +127,76 @@ impl CongestionWindow {
         }
     }
 
-    /// RFC 5681 (4): `ssthresh = max(FlightSize / 2, 2 · SMSS)`, the flight given in segments.
-    /// Returns what [`Self::halve`] returns (packets: the halved window; bytes: ssthresh).
+    /// RFC 5681 (4): `ssthresh = max(FlightSize / 2, 2 · SMSS)`, the flight given in segments,
+    /// but from no more than cwnd. Returns what [`Self::halve`] returns (packets: the halved
+    /// window; bytes: ssthresh).
+    ///
+    /// The FlightSize counts every segment not cumulatively acknowledged: under SACK those the
+    /// receiver holds, and after a recovery with window inflation (RFC 5681, RFC 6582) what was
+    /// sent against the inflated window. Either can put it far above cwnd, and half of it would
+    /// then raise cwnd (issue #29: a NewReno flow of the fat-tree example went from 30 segments
+    /// to 69 at a fast retransmit). RFC 5681 asks for an ssthresh "no more than" (4), so the cut
+    /// is from `min(FlightSize, cwnd)` (deviation D33).
     pub fn halve_flight(&mut self, flight_segments: u64) -> f64 {
         match self {
-            Self::Packets { ssthresh, .. } => {
-                *ssthresh = (flight_segments / 2).max(2);
+            Self::Packets { cwnd, ssthresh, .. } => {
+                let base = flight_segments.min(*cwnd as u64);
+                *ssthresh = (base / 2).max(2);
                 *ssthresh as f64
             }
-            Self::Bytes { ssthresh, mss, .. } => {
-                *ssthresh = (flight_segments * *mss / 2).max(2 * *mss);
+            Self::Bytes {
+                cwnd,
+                ssthresh,
+                mss,
+                ..
+            } => {
+                let base = (flight_segments * *mss).min(*cwnd);
+                *ssthresh = (base / 2).max(2 * *mss);
                 *ssthresh as f64
             }
         }
     }
 
     /// After a cut that returned `cut` (as [`Self::halve`] returns it): `cwnd` to the cut
-    /// window, at least one segment (the ECN response; packet mode), or to `ssthresh` (byte
-    /// mode).
+    /// window, at least one segment (packet mode), or to `ssthresh` (byte mode).
+    ///
+    /// A cut never raises cwnd: the new value is at most `cwnd` before it, except where the
+    /// floor every cut keeps (ssthresh at least two segments, RFC 5681 (4), RFC 9438 §4.6)
+    /// lies above a smaller window. A cut from `min(cwnd, rwnd)` is below `cwnd` anyway; a
+    /// cut from the FlightSize need not be, since under SACK the FlightSize still counts
+    /// segments the receiver holds (spec §4.4.2; issue #29).
     pub fn cwnd_after_cut(&mut self, cut: f64) {
         match self {
-            Self::Packets { cwnd, .. } => *cwnd = cut.max(1.0),
-            Self::Bytes { cwnd, ssthresh, .. } => *cwnd = *ssthresh,
+            Self::Packets { cwnd, .. } => *cwnd = cut.min(cwnd.max(2.0)).max(1.0),
+            Self::Bytes {
+                cwnd,
+                ssthresh,
+                mss,
+                ..
+            } => *cwnd = (*ssthresh).min((*cwnd).max(2 * *mss)),
+        }
+    }
+
+    /// After a cut: `cwnd = ssthresh` (RFC 5681 (4) with RFC 6675 (4.2): "ssthresh = cwnd =
+    /// FlightSize / 2"), never above `cwnd` before the cut, as [`Self::cwnd_after_cut`].
+    pub fn cwnd_to_ssthresh_after_cut(&mut self) {
+        match self {
+            Self::Packets { cwnd, ssthresh, .. } => *cwnd = (*ssthresh as f64).min(cwnd.max(2.0)),
+            Self::Bytes {
+                cwnd,
+                ssthresh,
+                mss,
+                ..
+            } => *cwnd = (*ssthresh).min((*cwnd).max(2 * *mss)),
+        }
+    }
+
+    /// Adds `n` segments to cwnd (Reno's inflation by the duplicate ACKs that triggered the
+    /// fast retransmit, on top of the cut window).
+    pub fn add_segments(&mut self, n: u64) {
+        match self {
+            Self::Packets { cwnd, .. } => *cwnd += n as f64,
+            Self::Bytes { cwnd, mss, .. } => *cwnd += n * *mss,
         }
     }
 
@@ -377,6 +425,33 @@ mod tests {
         );
         b.halve(1024);
         assert_eq!(b.ssthresh_segments(), 2.0);
+    }
+
+    #[test]
+    fn a_cut_never_raises_cwnd() {
+        // RFC 5681 (4) from a FlightSize above cwnd (SACKed segments, or what was sent against
+        // a window inflated in recovery): the cut is from cwnd, and cwnd is not raised.
+        let mut r = CongestionWindow::new(&Profile::Rfc.sender(Variant::Sack));
+        r.set_cwnd_segments(36.5);
+        assert_eq!(r.halve_flight(444) / 1460.0, 18.25, "half of cwnd, not 222");
+        r.cwnd_to_ssthresh_after_cut();
+        assert_eq!(r.cwnd_segments(), 18.25);
+        r.set_cwnd_segments(40.0);
+        r.halve_flight(30);
+        assert_eq!(r.ssthresh_segments(), 15.0, "a smaller flight is cut from");
+        // The two-segment floor is kept even above a smaller window.
+        r.set_cwnd_segments(1.0);
+        r.halve_flight(10);
+        assert_eq!(r.ssthresh_segments(), 2.0);
+        r.cwnd_to_ssthresh_after_cut();
+        assert_eq!(r.cwnd_segments(), 2.0);
+        // Whatever the cut returned, the window after it is at most the window before.
+        let mut w = ns2();
+        w.set_segments(10.0);
+        w.cwnd_after_cut(25.0);
+        assert_eq!(w.cwnd_segments(), 10.0);
+        w.cwnd_after_cut(4.5);
+        assert_eq!(w.cwnd_segments(), 4.5);
     }
 
     #[test]

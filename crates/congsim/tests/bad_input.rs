@@ -837,15 +837,15 @@ fn generated_topologies_are_counted_before_they_are_built() {
     let cases = [
         (
             topology(&format!("{dumbbell}pairs = 1000000000")),
-            "big.toml: topology.pairs: makes 2 000 000 002 nodes; the nodes limit is 4 000 000 (CONGSIM_LIMITS=nodes=N raises it)",
+            "big.toml: topology.pairs: makes 2 000 000 002 nodes; the nodes limit is 2 000 000 (CONGSIM_LIMITS=nodes=N raises it)",
         ),
         (
-            topology(&format!("{dumbbell}pairs = 1500000")),
-            "big.toml: topology.pairs: makes 1 500 000 flows; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it)",
+            topology(&format!("{dumbbell}pairs = 600000")),
+            "big.toml: topology.pairs: makes 1 200 001 links; the links limit is 1 000 000 (CONGSIM_LIMITS=links=N raises it)",
         ),
         (
             topology(&format!("{lot}hops = 1000000000")),
-            "big.toml: topology.hops: makes 3 000 000 003 nodes; the nodes limit is 4 000 000 (CONGSIM_LIMITS=nodes=N raises it)",
+            "big.toml: topology.hops: makes 3 000 000 003 nodes; the nodes limit is 2 000 000 (CONGSIM_LIMITS=nodes=N raises it)",
         ),
         (
             topology(&format!("{fat}k = 24")),
@@ -904,7 +904,7 @@ fn sources_and_traces_that_would_run_for_ever_are_refused() {
                     .replace("duration = \"1s\"", "duration = \"3000s\"")
                     .replace("rate = \"10Mbps\"", "rate = \"1Gbps\"")
             }),
-            "bad.toml: metrics.sequence_trace: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 1.125e9 rows; the trace_rows limit is 50 000 000 (CONGSIM_LIMITS=trace_rows=N raises it)",
+            "bad.toml: metrics.sequence_trace: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 7.500e8 rows; the trace_rows limit is 100 000 000 (CONGSIM_LIMITS=trace_rows=N raises it)",
         ),
         (
             "TCP events of a long fast run",
@@ -913,7 +913,7 @@ fn sources_and_traces_that_would_run_for_ever_are_refused() {
                     .replace("duration = \"1s\"", "duration = \"3000s\"")
                     .replace("rate = \"10Mbps\"", "rate = \"1Gbps\"")
             }),
-            "bad.toml: metrics.tcp_events: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 3.750e8 rows; the trace_rows limit is 50 000 000 (CONGSIM_LIMITS=trace_rows=N raises it)",
+            "bad.toml: metrics.tcp_events: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 3.750e8 rows; the trace_rows limit is 100 000 000 (CONGSIM_LIMITS=trace_rows=N raises it)",
         ),
     ];
     expect_messages(&cases);
@@ -969,17 +969,17 @@ fn names_must_be_printable_text() {
         (
             "an escape sequence in a node name",
             Box::new(|b| b.replace("\"a\", \"b\"]", "\"a\", \"b\", \"\\u001b[2J\"]")),
-            "bad.toml: nodes[2]: a name must not contain control characters (found U+001B)",
+            "bad.toml: nodes[2]: a name must not contain control or bidirectional formatting characters (found U+001B)",
         ),
         (
             "a line break in a flow name",
             Box::new(|b| format!("{b}name = \"x\\ny\"\n")),
-            "bad.toml: flows[0].name: a name must not contain control characters (found U+000A)",
+            "bad.toml: flows[0].name: a name must not contain control or bidirectional formatting characters (found U+000A)",
         ),
         (
             "NUL in the scenario name",
             Box::new(|b| format!("name = \"x\\u0000\"\n{b}")),
-            "bad.toml: name: a name must not contain control characters (found U+0000)",
+            "bad.toml: name: a name must not contain control or bidirectional formatting characters (found U+0000)",
         ),
         (
             "a blank CBR name",
@@ -990,4 +990,72 @@ fn names_must_be_printable_text() {
         ),
     ];
     expect_messages(&cases);
+}
+
+#[test]
+fn errors_in_a_generated_topology_name_the_field_the_user_wrote() {
+    let dumbbell = "kind = \"dumbbell\"\npairs = 2\nbottleneck_rate = \"10Mbps\"\nbottleneck_delay = \"10ms\"\naccess_rate = \"100Mbps\"\naccess_delay = \"1ms\"\n";
+    let cases = [
+        (
+            format!("{dumbbell}bottleneck_queue = {{ kind = \"red\", min_th = -1 }}"),
+            "t.toml: topology.bottleneck_queue.min_th: must be positive (0: automatic)",
+        ),
+        (
+            // The user's own flow is flows[0], not flows[2] behind the two generated ones.
+            format!("{dumbbell}\n[[flows]]\nfrom = \"s1\"\nto = \"d1\"\nname = \"tcp1\"\n"),
+            "t.toml: flows[0].name: duplicate flow name \"tcp1\"",
+        ),
+        (
+            "kind = \"incast\"\nsenders = 2\nrate = \"1Gbps\"\ndelay = \"1us\"\ntransfer_size = \"0B\"".to_string(),
+            "t.toml: topology.transfer_size: must be greater than zero",
+        ),
+    ];
+    for (table, expected) in cases {
+        let text = topology(&table);
+        let got = from_toml_str(&text, "t.toml").map(|_| ()).unwrap_err();
+        assert_eq!(got.to_string(), expected);
+    }
+    let jitter = BASE.replace(
+        "duration = \"1s\"",
+        "duration = \"1s\"\nstart_jitter = \"10s\"",
+    );
+    assert_eq!(
+        error_for(|_| jitter.clone()),
+        "bad.toml: simulation.start_jitter: start + start_jitter must not pass simulation.duration"
+    );
+}
+
+#[test]
+fn messages_escape_what_a_file_brings_into_them() {
+    let got = error_for(|b| {
+        let flow_to = b
+            .trim_end()
+            .strip_suffix("to = \"b\"")
+            .expect("the flow's to comes last");
+        format!("{flow_to}to = \"\\u001b[2J\"\n")
+    });
+    assert!(!got.contains('\u{1b}') && got.contains("\\x1b[2J"), "{got}");
+    let got = error_for(|b| b.replace("rate = \"10Mbps\"", "rate = \"10\\u202eMbps\""));
+    assert!(
+        !got.contains('\u{202e}') && got.contains("\\u202e"),
+        "{got}"
+    );
+}
+
+#[test]
+fn abr_parameters_keep_tm4_ranges_and_a_zero_floor() {
+    let abr = "nodes = [\"a\", \"s\", \"b\"]\n[simulation]\nduration = \"1s\"\n[atm]\nservice = \"abr\"\n[[links]]\nfrom = \"a\"\nto = \"s\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\natm = true\n[[links]]\nfrom = \"s\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\natm = true\n[[flows]]\nfrom = \"a\"\nto = \"b\"\n";
+    let with = |table: &str| from_toml_str(&format!("{abr}{table}"), "abr.toml").map(|_| ());
+    assert!(with("[atm.abr]\nmcr = \"0Mbps\"\n").is_ok());
+    assert_eq!(
+        with("[atm.abr]\ntrm = \"0s\"\n").unwrap_err().to_string(),
+        "abr.toml: atm.abr.trm: must be longer than 0"
+    );
+    assert_eq!(
+        with("[atm.abr]\nrif = 0.0\n").unwrap_err().to_string(),
+        "abr.toml: atm.abr.rif: must be in (0, 1]"
+    );
+    // A CBR source switched off by its count, as a flow can be.
+    let off = format!("{BASE}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ncount = 0\n");
+    assert_eq!(from_toml_str(&off, "ok.toml").unwrap().cbr.len(), 0);
 }

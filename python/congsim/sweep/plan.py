@@ -39,13 +39,14 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from congsim import _core
-from congsim.scenario import Scenario, grouped, read_text
+from congsim.scenario import Scenario, grouped, overrides_json, printable, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -72,7 +73,7 @@ class RunSpec:
     overrides: list[tuple[str, Value]]
 
     def overrides_json(self) -> str:
-        return json.dumps([[path, value] for path, value in self.overrides])
+        return overrides_json(self.overrides)
 
 
 @dataclass(frozen=True)
@@ -145,11 +146,16 @@ def _recorded(value: Value | None) -> Value | None:
 
 
 def _fail(source: str, where: str, message: str) -> PlanError:
-    return PlanError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
+    text = f"{source}: {where}: {message}" if where else f"{source}: {message}"
+    return PlanError(printable(text))
 
 
 def loads_plan(text: str, source: str = "<string>", base_dir: Path | None = None) -> Plan:
     """Parses and checks a plan; every run's scenario is validated before anything runs."""
+    _expect("text", text, str)
+    _expect("source", source, str)
+    if base_dir is not None and not isinstance(base_dir, str | os.PathLike):
+        raise TypeError(f"base_dir must be a folder's path or None, not {type(base_dir).__name__}")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -183,6 +189,19 @@ def plan_of(
     the same parts and checks as a plan file: `fixed` is the file's `[set]`, `axes` its
     `[axes]`, `points` its listed configurations. The scenario's own overrides are applied
     first."""
+    _expect("scenario", scenario, Scenario)
+    _expect("axes", axes, dict, optional=True)
+    _expect("fixed", fixed, dict, optional=True)
+    _expect("points", points, list, optional=True)
+    _expect("name", name, str, optional=True)
+    for point in points or []:
+        _expect("points: each point", point, dict)
+    tables: list[tuple[dict[Any, Any], str]] = [(axes or {}, "axes"), (fixed or {}, "fixed")]
+    tables += [(point, "points") for point in points or []]
+    for table, what in tables:
+        for path in table:
+            if not isinstance(path, str):
+                raise TypeError(f"{what}: a field path must be a str, not {type(path).__name__}")
     doc: dict[str, Any] = {"set": fixed or {}, "axes": axes or {}, "points": points or []}
     if replications is not None:
         doc["replications"] = replications
@@ -203,6 +222,9 @@ def _checked_plan(doc: dict[str, Any], source: str, scenario_text: str, scenario
     listed = doc.get("points", [])
     if not isinstance(listed, list) or not all(isinstance(p, dict) and p for p in listed):
         raise _fail(source, "points", "must be a list of tables of field path = value")
+    for where, paths in (("set", fixed), ("axes", axes), *(("points", p) for p in listed)):
+        if any(not isinstance(path, str) or not path.strip() for path in paths):
+            raise _fail(source, where, "a field path must not be empty (write it like links[0].delay)")
     crossed = sorted(set(axes) & {k for p in listed for k in p})
     if crossed:
         raise _fail(source, f"axes.{crossed[0]}", "is also set by a listed point")
@@ -236,6 +258,14 @@ def _checked_plan(doc: dict[str, Any], source: str, scenario_text: str, scenario
         fields = [(path, value) for path, value in point.items() if path != LABEL]
         _validated(scenario_text, scenario_path, [*fixed.items(), *fields], source)
     return plan
+
+
+def _expect(name: str, value: object, kind: type | tuple[type, ...], optional: bool = False) -> None:
+    """`TypeError` naming the argument unless `value` is a `kind` (or None when `optional`)."""
+    if (optional and value is None) or isinstance(value, kind):
+        return
+    expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+    raise TypeError(f"{name} must be a {expected}, not {type(value).__name__}")
 
 
 def plan_runs_limit() -> int:
@@ -282,12 +312,15 @@ def _validated(
     text: str, scenario_source: str, overrides: list[tuple[str, Any]], plan_source: str
 ) -> tuple[str, int, int]:
     try:
-        return _core.describe(text, scenario_source, json.dumps([[p, v] for p, v in overrides]))
-    except _core.ScenarioError as e:
-        raise PlanError(f"{plan_source}: a run of this plan is invalid: {e}") from None
+        return _core.describe(text, scenario_source, overrides_json(overrides))
+    except (_core.ScenarioError, TypeError, ValueError) as e:
+        raise PlanError(printable(f"{plan_source}: a run of this plan is invalid: {e}")) from None
 
 
 def load_plan(path: str | Path) -> Plan:
+    """Reads and checks the plan file at `path` (its scenario path is relative to it)."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"load_plan expects the path of a plan file, not {type(path).__name__}")
     p = Path(path)
     try:
         text = read_text(p)

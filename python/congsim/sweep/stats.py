@@ -52,15 +52,25 @@ def _student_t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
-@functools.cache
 def student_t_quantile(p: float, df: int) -> float:
-    """The `p` quantile of Student's t with `df` degrees of freedom (0 < p < 1, df >= 1).
-    Cached: a study asks for the same few quantiles thousands of times, and each costs a
+    """The `p` quantile of Student's t with `df` degrees of freedom (0 < p < 1, df >= 1)."""
+    if isinstance(p, bool) or not isinstance(p, int | float):
+        raise TypeError(f"p must be a probability, not {type(p).__name__}")
+    if isinstance(df, bool) or not isinstance(df, int):
+        raise TypeError(f"df must be a whole number of degrees of freedom, not {type(df).__name__}")
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be in (0, 1), not {p}")
+    if df < 1:
+        raise ValueError(f"df must be at least 1, not {df}")
+    return _quantile(float(p), df)
+
+
+@functools.cache
+def _quantile(p: float, df: int) -> float:
+    """Cached: a study asks for the same few quantiles thousands of times, and each costs a
     bisection."""
-    if not 0.0 < p < 1.0 or df < 1:
-        raise ValueError("need 0 < p < 1 and df >= 1")
     if p < 0.5:
-        return -student_t_quantile(1.0 - p, df)
+        return -_quantile(1.0 - p, df)
     low, high = 0.0, 1.0
     while _student_t_cdf(high, df) < p:
         high *= 2.0
@@ -75,6 +85,12 @@ def student_t_quantile(p: float, df: int) -> float:
 
 def confidence_half_width(std: float, n: int, level: float = 0.95) -> float:
     """Half-width of the two-sided Student-t interval of a mean of `n` samples (NaN if n < 2)."""
+    if isinstance(std, bool) or not isinstance(std, int | float):
+        raise TypeError(f"std must be a standard deviation (a number), not {type(std).__name__}")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"n must be a whole number of samples, not {type(n).__name__}")
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0.0 < level < 1.0:
+        raise ValueError(f"level must be a confidence level in (0, 1), not {level!r}")
     if n < 2:
         return math.nan
     return student_t_quantile(0.5 + level / 2.0, n - 1) * std / math.sqrt(n)

@@ -123,9 +123,18 @@ impl CongestionOps for Cubic {
         };
         self.cwnd_prior = cwnd;
         self.epoch = None;
+        //= RFC 9438 §4.6: ssthresh = flight_size · β_cubic; "Some implementations of CUBIC
+        //=                currently use cwnd instead of flight_size"
+        //= Linux cubictcp_recalc_ssthresh():
+        //=     return max((tcp_snd_cwnd(tp) * beta) / BICTCP_BETA_SCALE, 2U);
+        // The FlightSize counts every segment not cumulatively acknowledged, the SACKed ones
+        // too, so after a recovery it can exceed cwnd by far, and a cut from it would raise
+        // cwnd (issue #29). The cut is from the smaller of the two: cwnd, as Linux, and the
+        // FlightSize when less is in flight, as the RFC (a window the application or the
+        // receiver left unused is not cut from). Deviation D33.
         let base_segments = match base {
             CutBase::Window { rwnd } => window.base_segments(rwnd),
-            CutBase::Flight { segments } => segments as f64,
+            CutBase::Flight { segments } => (segments as f64).min(cwnd),
         };
         window.reduce(base_segments, BETA)
     }
@@ -262,6 +271,25 @@ mod tests {
         );
         assert!((cubic.w_max - 68.0).abs() < 1e-9, "W_max {}", cubic.w_max);
         assert!((window.ssthresh_segments() - 56.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_cut_from_the_flight_size_never_starts_above_cwnd() {
+        // The `rfc` profile cuts from the FlightSize, which under SACK still counts what the
+        // receiver holds: 300 segments outstanding at cwnd 100 is a cut from 100 (Linux's cwnd,
+        // issue #29), 50 outstanding a cut from 50 (RFC 9438's flight_size).
+        let cfg = Profile::Rfc.sender(Variant::Sack);
+        for (flight, ssthresh) in [(300, 70.0), (100, 70.0), (50, 35.0), (1, 2.0)] {
+            let mut window = CongestionWindow::new(&cfg);
+            window.set_cwnd_segments(100.0);
+            let mut cubic = Cubic::default();
+            let cut = CutBase::Flight { segments: flight };
+            cubic.on_congestion(&mut window, SimTime::ZERO, cut);
+            assert_eq!(window.ssthresh_segments(), ssthresh, "flight {flight}");
+            assert_eq!(cubic.w_max, 100.0, "W_max is cwnd at the loss");
+            window.cwnd_to_ssthresh_after_cut();
+            assert_eq!(window.cwnd_segments(), ssthresh);
+        }
     }
 
     #[test]

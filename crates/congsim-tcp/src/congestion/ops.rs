@@ -8,7 +8,9 @@ use congsim_core::time::SimTime;
 pub enum CutBase {
     /// `min(cwnd, rwnd)`, the receiver window in packets (packet mode) or bytes (byte mode).
     Window { rwnd: u64 },
-    /// The FlightSize, in segments (RFC 5681 (4)).
+    /// The FlightSize, in segments (RFC 5681 (4)). It counts the SACKed segments too, and what
+    /// was sent against a window inflated in recovery, so it can exceed cwnd: a controller
+    /// cuts from `min(FlightSize, cwnd)` (deviation D33).
     Flight { segments: u64 },
 }
 
@@ -21,7 +23,9 @@ pub trait CongestionOps {
 
     /// A congestion event (fast retransmit, timeout, ECN response): sets `ssthresh` and
     /// returns the reduced window as [`CongestionWindow::halve`] does (packet mode: the reduced
-    /// window in segments; byte mode: the new ssthresh in bytes). The caller sets `cwnd`.
+    /// window in segments; byte mode: the new ssthresh in bytes). The caller sets `cwnd`, never
+    /// above its value before the event ([`CongestionWindow::cwnd_after_cut`]); `ssthresh`
+    /// is never above the window cut from (two segments aside, the floor every cut keeps).
     fn on_congestion(&mut self, window: &mut CongestionWindow, now: SimTime, base: CutBase) -> f64;
 
     /// The retransmit timer expired (after `on_congestion` cut for it).

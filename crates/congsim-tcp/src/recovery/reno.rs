@@ -60,7 +60,12 @@ impl Reno {
                     let after_ecn = s.ecn_cut_this_window();
                     enter(s, now, !after_ecn);
                     //= 4.4BSD: snd_cwnd = snd_ssthresh + maxseg * t_dupacks
-                    s.window.set_ssthresh_plus(u64::from(thresh));
+                    if after_ecn {
+                        s.window.set_ssthresh_plus(u64::from(thresh));
+                    } else {
+                        // The cut left cwnd at ssthresh (never above cwnd before it).
+                        s.window.add_segments(u64::from(thresh));
+                    }
                     s.record(now, TraceKind::FastRetransmit);
                 } else if s.dupacks > thresh && s.in_recovery() {
                     s.window.inflate_one();
@@ -113,7 +118,7 @@ pub(super) fn enter(s: &mut SenderCore, now: SimTime, cut: bool) {
     s.last_cwnd_action = CwndAction::DupAck;
     if cut {
         let half = s.cut_window(now);
-        s.window.set_segments(half);
+        s.window.cwnd_after_cut(half);
     }
     s.stats.fast_retransmits += 1;
     s.stats.fast_recoveries += 1;

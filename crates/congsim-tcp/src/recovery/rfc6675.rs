@@ -123,7 +123,10 @@ impl Rfc6675 {
             s.stats.cwnd_cuts += 1;
             let base = CutBase::Flight { segments: flight };
             s.controller.on_congestion(&mut s.window, now, base);
-            s.window.set_ssthresh_plus(0);
+            //= RFC 6675 (4.2): ssthresh = cwnd = (FlightSize / 2)
+            // The FlightSize still counts the SACKed segments, so it can exceed cwnd: the cut
+            // never raises cwnd.
+            s.window.cwnd_to_ssthresh_after_cut();
         }
         s.last_cwnd_action = CwndAction::DupAck;
         s.recover = s.maxseq();

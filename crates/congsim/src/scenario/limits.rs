@@ -26,14 +26,16 @@ pub const LIMITS: [LimitDef; 10] = [
         default: 64 << 20,
         counts: "bytes of a scenario or plan file",
     },
+    // Validation holds about 2 KB per node and link entry (a 500 000-pair dumbbell: 2 GB),
+    // so these keep it within a few GB.
     LimitDef {
         name: "nodes",
-        default: 4_000_000,
+        default: 2_000_000,
         counts: "nodes, after a [topology] is expanded",
     },
     LimitDef {
         name: "links",
-        default: 4_000_000,
+        default: 1_000_000,
         counts: "[[links]] entries, after a [topology] is expanded",
     },
     LimitDef {
@@ -63,7 +65,7 @@ pub const LIMITS: [LimitDef; 10] = [
     },
     LimitDef {
         name: "trace_rows",
-        default: 50_000_000,
+        default: 100_000_000,
         counts: "rows the sequence trace or TCP event table may reach at the flows' bottleneck rates",
     },
     LimitDef {

@@ -39,13 +39,48 @@ pub struct ScenarioError {
 }
 
 impl fmt::Display for ScenarioError {
+    /// One line of printable text: control characters and bidirectional overrides that a
+    /// file's values bring into the message are escaped (`\x1b`), so that a message cannot act
+    /// on a terminal or split a log line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (file, path, message) = (
+            printable(&self.file),
+            printable(&self.path),
+            printable(&self.message),
+        );
         if self.path.is_empty() {
-            write!(f, "{}: {}", self.file, self.message)
+            write!(f, "{file}: {message}")
         } else {
-            write!(f, "{}: {}: {}", self.file, self.path, self.message)
+            write!(f, "{file}: {path}: {message}")
         }
     }
+}
+
+/// A character that acts on a terminal or reorders text: a control character or a
+/// bidirectional override or isolate.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with control characters and bidirectional formatting characters escaped as Python
+/// writes them (`\x1b`, `\u202e`).
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = is_unsafe_char;
+    if !text.chars().any(unsafe_char) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        let code = u32::from(c);
+        if !unsafe_char(c) {
+            out.push(c);
+        } else if code < 0x100 {
+            out += &format!("\\x{code:02x}");
+        } else {
+            out += &format!("\\u{code:04x}");
+        }
+    }
+    out.into()
 }
 
 impl std::error::Error for ScenarioError {}

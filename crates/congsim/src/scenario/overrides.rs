@@ -45,9 +45,12 @@ fn parse_path(path: &str) -> Option<Vec<Step<'_>>> {
 fn to_toml(value: &serde_json::Value) -> Option<Value> {
     Some(match value {
         serde_json::Value::Bool(b) => Value::Boolean(*b),
+        // A whole number past TOML's 64-bit signed integers cannot be written: refused
+        // rather than read as an approximate float.
         serde_json::Value::Number(n) => match n.as_i64() {
             Some(i) => Value::Integer(i),
-            None => Value::Float(n.as_f64()?),
+            None if n.is_f64() => Value::Float(n.as_f64()?),
+            None => return None,
         },
         serde_json::Value::String(s) => Value::String(s.clone()),
         serde_json::Value::Array(items) => {
@@ -78,7 +81,7 @@ pub(super) fn apply(
         err("is not a field path (write it like links[0].queue.limit_packets)".to_string())
     })?;
     let value = to_toml(value).ok_or_else(|| {
-        err("override values must be strings, numbers, booleans, lists or tables".to_string())
+        err("override values must be strings, numbers (whole numbers up to 9223372036854775807), booleans, lists or tables".to_string())
     })?;
     let Step::Key(first) = steps[0] else {
         unreachable!("paths start with a name")

@@ -379,3 +379,80 @@ fn fat_tree(spec: &FatTreeSpec, label: &str) -> Result<Generated, ScenarioError>
     }
     Ok(g)
 }
+
+/// An error found in the expanded file, told in the words of the file the user wrote: a
+/// generated node, link or flow is blamed on the `[topology]` field it came from
+/// (`links[0].queue.min_th` on a dumbbell is `topology.bottleneck_queue.min_th`), and an entry
+/// of the user's own is counted without the generated ones in front of it.
+pub(super) fn blame(mut error: ScenarioError, topology: &TopologySpec) -> ScenarioError {
+    let (size_field, size) = generated_size(topology);
+    if error.path == "nodes" {
+        // Route tables: the topology's size decides them.
+        error.path = format!("topology.{size_field}");
+        return error;
+    }
+    let Some((list, index, rest)) = split_entry(&error.path) else {
+        return error;
+    };
+    let generated = match list {
+        "nodes" => size.nodes,
+        "links" => size.links,
+        "flows" => size.flows,
+        _ => return error,
+    };
+    error.path = if index >= generated {
+        format!("{list}[{}]{rest}", index - generated)
+    } else {
+        match list {
+            "links" => generated_link_field(topology, index, rest),
+            "flows" => match (topology, rest) {
+                (TopologySpec::Incast(_), ".size") => "topology.transfer_size".to_string(),
+                _ => "topology.flows".to_string(),
+            },
+            _ => format!("topology.{size_field}"),
+        }
+    };
+    error
+}
+
+/// `list[index]rest` split into its parts.
+fn split_entry(path: &str) -> Option<(&str, u64, &str)> {
+    let (list, after) = path.split_once('[')?;
+    let (index, rest) = after.split_once(']')?;
+    Some((list, index.parse().ok()?, rest))
+}
+
+/// The `[topology]` field that generated link `index`'s `rest` (`.rate`, `.queue.limit_packets`).
+fn generated_link_field(topology: &TopologySpec, index: u64, rest: &str) -> String {
+    // Per kind: (rate, delay, queue) of the links that carry a queue of their own, how many
+    // there are at the front, and the fields of the others (access links).
+    let (core, core_links, access) = match topology {
+        TopologySpec::Dumbbell(_) => (
+            ("bottleneck_rate", "bottleneck_delay", "bottleneck_queue"),
+            1,
+            ("access_rate", "access_delay"),
+        ),
+        TopologySpec::ParkingLot(spec) => (
+            ("hop_rate", "hop_delay", "hop_queue"),
+            u64::from(spec.hops),
+            ("access_rate", "access_delay"),
+        ),
+        TopologySpec::Incast(_) => (("rate", "delay", "switch_queue"), 1, ("rate", "delay")),
+        TopologySpec::FatTree(_) => (("rate", "delay", "queue"), u64::MAX, ("rate", "delay")),
+    };
+    let (rate, delay, queue) = if index < core_links {
+        core
+    } else {
+        (access.0, access.1, "")
+    };
+    if let Some(queue_rest) = rest.strip_prefix(".queue")
+        && !queue.is_empty()
+    {
+        return format!("topology.{queue}{queue_rest}");
+    }
+    match rest {
+        ".rate" => format!("topology.{rate}"),
+        ".delay" => format!("topology.{delay}"),
+        _ => "topology".to_string(),
+    }
+}

@@ -68,6 +68,23 @@ unit_string!(
     "155.52Mbps"
 );
 unit_string!(
+    /// A rate that may be zero (`"0bps"`), in bits per second: a floor such as ABR's MCR.
+    RateOrZeroText,
+    u64,
+    rate_or_zero_bps,
+    r"^[0-9]*\.?[0-9]+ ?(bps|[KkMG]bps|[KkMG]?b/s)$",
+    "0bps"
+);
+
+/// Bits per second of `text`, zero allowed.
+fn rate_or_zero_bps(text: &str) -> Result<u64, units::UnitError> {
+    match units::parse_rate(text) {
+        Ok(rate) => Ok(rate.bps()),
+        Err(units::UnitError::Zero(_)) => Ok(0),
+        Err(e) => Err(e),
+    }
+}
+unit_string!(
     /// A duration: a number followed by `s`, `ms`, `us`, `ns` or `ps`.
     DurationText,
     SimDuration,

@@ -410,14 +410,21 @@ fn abr_service(
     if nrm < 2 {
         return Err(ctx.err("atm.abr.nrm", "must be at least 2"));
     }
-    for (name, value) in [("rif", a.rif), ("rdf", a.rdf), ("cdf", a.cdf)] {
-        if value.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
-            return Err(ctx.err(format!("atm.abr.{name}"), "must be in [0, 1]"));
+    // TM 4.0: RIF and RDF are powers of two from 1/32768 to 1, CDF is 0 or one of them.
+    for (name, value) in [("rif", a.rif), ("rdf", a.rdf)] {
+        if value.is_some_and(|v| !(v > 0.0 && v <= 1.0)) {
+            return Err(ctx.err(format!("atm.abr.{name}"), "must be in (0, 1]"));
         }
+    }
+    if a.cdf.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
+        return Err(ctx.err("atm.abr.cdf", "must be in [0, 1]"));
+    }
+    if a.trm.as_ref().is_some_and(|d| d.value.is_zero()) {
+        return Err(ctx.err("atm.abr.trm", "must be longer than 0"));
     }
     let params = AbrParams {
         pcr: cells(&a.pcr, fastest as f64),
-        mcr: cells(&a.mcr, 0.0),
+        mcr: a.mcr.as_ref().map_or(0.0, |r| r.value as f64) / f64::from(CELL_BITS),
         icr: cells(&a.icr, 10e6),
         nrm,
         trm: a.trm.as_ref().map_or(defaults.trm, |d| d.value),

@@ -29,11 +29,11 @@ impl Ctx<'_> {
         if name.trim().is_empty() {
             return Err(self.err(path, "a name must not be empty"));
         }
-        if let Some(c) = name.chars().find(|c| c.is_control()) {
+        if let Some(c) = name.chars().find(|&c| crate::scenario::is_unsafe_char(c)) {
             return Err(self.err(
                 path,
                 format!(
-                    "a name must not contain control characters (found U+{:04X})",
+                    "a name must not contain control or bidirectional formatting characters (found U+{:04X})",
                     u32::from(c)
                 ),
             ));

@@ -41,10 +41,23 @@ struct Window {
 impl Scenario {
     pub(super) fn resolve(file: ScenarioFile, label: &str) -> Result<Self, ScenarioError> {
         let limits = Limits::from_env()?;
+        let topology = file.topology.clone();
         let file = super::topology::expand(file, label, &limits)?;
+        Self::resolve_expanded(file, label, &limits).map_err(|e| match &topology {
+            Some(topology) => super::topology::blame(e, topology),
+            None => e,
+        })
+    }
+
+    /// Resolves a file whose `[topology]` has been expanded into nodes, links and flows.
+    fn resolve_expanded(
+        file: ScenarioFile,
+        label: &str,
+        limits: &Limits,
+    ) -> Result<Self, ScenarioError> {
         let ctx = Ctx {
             file: label,
-            limits: &limits,
+            limits,
         };
         for (name, count) in [("nodes", file.nodes.len()), ("links", file.links.len())] {
             limits.check(name, count as u64, label, name, || {
@@ -142,7 +155,7 @@ impl Scenario {
             source: file,
             warnings: Vec::new(),
         };
-        checks::limits(&scenario, &limits, label)?;
+        checks::limits(&scenario, limits, label)?;
         scenario.warnings = checks::warnings(&scenario, &scripted);
         Ok(scenario)
     }
@@ -410,8 +423,14 @@ fn resolve_flow(
         .or(file.simulation.start_jitter.as_ref())
         .map_or(SimDuration::ZERO, |d| d.value);
     if start + start_jitter > duration {
+        // The flow's own setting, or the simulation's default it took.
+        let field = if spec.start_jitter.is_some() {
+            format!("{p}.start_jitter")
+        } else {
+            "simulation.start_jitter".to_string()
+        };
         return Err(ctx.err(
-            format!("{p}.start_jitter"),
+            field,
             "start + start_jitter must not pass simulation.duration",
         ));
     }
@@ -512,12 +531,13 @@ fn resolve_captures(
         let p = format!("captures[{i}]");
         let plain = !c.file.is_empty()
             && !c.file.contains(['/', '\\'])
+            && !c.file.chars().any(super::is_unsafe_char)
             && c.file != ".."
             && c.file.ends_with(".pcap");
         if !plain {
             return Err(ctx.err(
                 format!("{p}.file"),
-                "must be a file name ending in .pcap, without folders",
+                "must be a file name ending in .pcap, without folders or control characters",
             ));
         }
         if captures.iter().any(|other| other.file == c.file) {

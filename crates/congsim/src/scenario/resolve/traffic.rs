@@ -259,9 +259,6 @@ pub(super) fn resolve_cbr(
             ));
         }
         let schedule = cbr_schedule(ctx, spec, &p, duration, pattern, packet_bytes)?;
-        if spec.count == 0 {
-            return Err(ctx.err(format!("{p}.count"), "must be at least 1"));
-        }
         if let Some(name) = &spec.name {
             ctx.plain_name(&format!("{p}.name"), name)?;
         }

@@ -138,7 +138,7 @@ pub struct AbrSpec {
     /// Peak cell rate; default the host's link rate.
     pub pcr: Option<RateText>,
     /// Minimum cell rate; default 0.
-    pub mcr: Option<RateText>,
+    pub mcr: Option<RateOrZeroText>,
     /// Initial cell rate; default 10Mbps.
     pub icr: Option<RateText>,
     /// Cells per forward RM cell; default 32.

@@ -24,7 +24,7 @@
 //! to = "d"
 //! ```
 
-use super::units::{DurationText, RateText, SizeText};
+use super::units::{DurationText, RateOrZeroText, RateText, SizeText};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
