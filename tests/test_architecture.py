@@ -127,11 +127,8 @@ def test_the_engine_reads_the_resolved_model_only():
     assert scenario == {"scenario::model", "scenario::routes"}, scenario
 
 
-#: Functions allowed past FUNCTION_LINES, each with the reason; issue 28 shortens them.
-LONG_FUNCTIONS_ALLOWED: dict[str, str] = {
-    "crates/congsim/src/sim/build.rs::new": "Simulation is one struct, built at once (issue 28.3)",
-    "crates/congsim/src/sim/results.rs::results": "every table of a run in one function (28.3)",
-}
+#: Functions allowed past FUNCTION_LINES, each with the reason (none left).
+LONG_FUNCTIONS_ALLOWED: dict[str, str] = {}
 FUNCTION_LINES = 150
 
 

@@ -7,124 +7,11 @@ use crate::scenario::model::TieOrder;
 impl<'a> Simulation<'a> {
     pub(super) fn new(scenario: &'a Scenario, replication: u32) -> Self {
         let streams = StreamFactory::new(scenario.seed, replication);
-        let links: Vec<Link> = scenario
-            .links
-            .iter()
-            .map(|l| {
-                Link::new(LinkConfig {
-                    rate: l.rate,
-                    delay: l.delay,
-                    qdisc: match &l.queue {
-                        QueueDiscipline::DropTail {
-                            limit,
-                            semantics,
-                            drop_front,
-                        } => Qdisc::DropTail(DropTail::new(*limit, *semantics, *drop_front)),
-                        QueueDiscipline::Priority {
-                            limits,
-                            class_of,
-                            default_class,
-                        } => Qdisc::Priority(Priority::new(
-                            limits
-                                .iter()
-                                .map(|&l| DropTail::packets(l, LimitSemantics::Waiting))
-                                .collect(),
-                            Classifier::new(class_of.clone(), *default_class),
-                        )),
-                        QueueDiscipline::Cbq {
-                            config,
-                            class_of,
-                            default_class,
-                            ..
-                        } => Qdisc::Cbq(Box::new(Cbq::new(
-                            config,
-                            Classifier::new(class_of.clone(), *default_class),
-                        ))),
-                        QueueDiscipline::Red(params) => Qdisc::Red(Box::new(Red::new(
-                            params.clone(),
-                            streams.stream(&format!("link/{}/red", l.name)),
-                        ))),
-                    },
-                    scripted: l.scripted.clone(),
-                    random_loss: (l.random_loss > 0.0).then(|| {
-                        (
-                            l.random_loss,
-                            streams.stream(&format!("link/{}/loss", l.name)),
-                        )
-                    }),
-                    fifo_fast_path: l.fifo_fast_path,
-                    capture: l.capture,
-                    flow_monitor: scenario.flow_monitor,
-                })
-            })
+        let links: Vec<Link> = (scenario.links.iter())
+            .map(|l| build_link(l, &streams, scenario.flow_monitor))
             .collect();
-        let mut slow_clocks: Vec<(SimDuration, Vec<FlowId>)> = Vec::new();
-        let mut fast_tick_flows = Vec::new();
-        let flows: Vec<FlowState> = scenario
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let id = FlowId(i as u32);
-                let tick = f.sender.tick;
-                // The ns-2 tick-clock phase, from the flow's own stream (deviation D5).
-                let boot_phase = if f.random_boot_phase {
-                    let mut rng = streams.stream(&format!("tcp/{}/boot_phase", f.name));
-                    SimDuration::from_ps(rng.below(tick.as_ps()))
-                } else {
-                    SimDuration::ZERO
-                };
-                if f.sender.timer_mode == TimerMode::Tick {
-                    match slow_clocks.iter_mut().find(|(p, _)| *p == tick) {
-                        Some((_, members)) => members.push(id),
-                        None => slow_clocks.push((tick, vec![id])),
-                    }
-                }
-                if f.receiver.ack_policy == AckPolicy::DelayedBsd {
-                    fast_tick_flows.push(id);
-                }
-                let mut sender = TcpSender::new(f.sender.clone(), boot_phase);
-                if scenario.tcp_events {
-                    sender.enable_trace();
-                }
-                let jitter = if f.start_jitter.is_zero() {
-                    SimDuration::ZERO
-                } else {
-                    let mut rng = streams.stream(&format!("flow/{}/start", f.name));
-                    SimDuration::from_ps(rng.below(f.start_jitter.as_ps()))
-                };
-                let receiver = TcpReceiver::new(f.receiver.clone());
-                FlowState::new(
-                    sender,
-                    receiver,
-                    (f.src, f.dst),
-                    SimTime::ZERO + f.start + jitter,
-                )
-            })
-            .collect();
-        let cbr: Vec<CbrState> = scenario
-            .cbr
-            .iter()
-            .map(|c| {
-                let mut rng = streams.stream(&format!("cbr/{}", c.name));
-                let mut config = c.config.clone();
-                if c.random_phase {
-                    let bits = u64::from(config.packet_bytes) * 8;
-                    let interval_ps = bits * 1_000_000_000_000 / config.rate.bps();
-                    config.phase = SimDuration::from_ps(rng.below(interval_ps.max(1)));
-                }
-                CbrState {
-                    source: CbrSource::new(config, rng),
-                    src: c.src,
-                    dst: c.dst,
-                    pending_packets: 0,
-                    next_seq: 0,
-                    packets_delivered: 0,
-                    packets_dropped: 0,
-                    bytes_delivered: 0,
-                }
-            })
-            .collect();
+        let (flows, slow_clocks, fast_tick_flows) = build_flows(scenario, &streams);
+        let cbr = build_cbr(scenario, &streams);
         let routing = Routing::new(scenario, &links, replication);
         let mut sim = Self {
             scenario,
@@ -268,4 +155,132 @@ impl<'a> Simulation<'a> {
             })
             .collect()
     }
+}
+
+/// A link with its discipline, its random streams and its instruments.
+fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> Link {
+    Link::new(LinkConfig {
+        rate: l.rate,
+        delay: l.delay,
+        qdisc: match &l.queue {
+            QueueDiscipline::DropTail {
+                limit,
+                semantics,
+                drop_front,
+            } => Qdisc::DropTail(DropTail::new(*limit, *semantics, *drop_front)),
+            QueueDiscipline::Priority {
+                limits,
+                class_of,
+                default_class,
+            } => Qdisc::Priority(Priority::new(
+                limits
+                    .iter()
+                    .map(|&l| DropTail::packets(l, LimitSemantics::Waiting))
+                    .collect(),
+                Classifier::new(class_of.clone(), *default_class),
+            )),
+            QueueDiscipline::Cbq {
+                config,
+                class_of,
+                default_class,
+                ..
+            } => Qdisc::Cbq(Box::new(Cbq::new(
+                config,
+                Classifier::new(class_of.clone(), *default_class),
+            ))),
+            QueueDiscipline::Red(params) => Qdisc::Red(Box::new(Red::new(
+                params.clone(),
+                streams.stream(&format!("link/{}/red", l.name)),
+            ))),
+        },
+        scripted: l.scripted.clone(),
+        random_loss: (l.random_loss > 0.0).then(|| {
+            (
+                l.random_loss,
+                streams.stream(&format!("link/{}/loss", l.name)),
+            )
+        }),
+        fifo_fast_path: l.fifo_fast_path,
+        capture: l.capture,
+        flow_monitor,
+    })
+}
+
+/// The scenario's TCP connections, with the flows of each slow clock (ticks) and those
+/// that need the BSD fast timer.
+type BuiltFlows = (Vec<FlowState>, Vec<(SimDuration, Vec<FlowId>)>, Vec<FlowId>);
+
+fn build_flows(scenario: &Scenario, streams: &StreamFactory) -> BuiltFlows {
+    let mut slow_clocks: Vec<(SimDuration, Vec<FlowId>)> = Vec::new();
+    let mut fast_tick_flows = Vec::new();
+    let flows: Vec<FlowState> = scenario
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let id = FlowId(i as u32);
+            let tick = f.sender.tick;
+            // The ns-2 tick-clock phase, from the flow's own stream (deviation D5).
+            let boot_phase = if f.random_boot_phase {
+                let mut rng = streams.stream(&format!("tcp/{}/boot_phase", f.name));
+                SimDuration::from_ps(rng.below(tick.as_ps()))
+            } else {
+                SimDuration::ZERO
+            };
+            if f.sender.timer_mode == TimerMode::Tick {
+                match slow_clocks.iter_mut().find(|(p, _)| *p == tick) {
+                    Some((_, members)) => members.push(id),
+                    None => slow_clocks.push((tick, vec![id])),
+                }
+            }
+            if f.receiver.ack_policy == AckPolicy::DelayedBsd {
+                fast_tick_flows.push(id);
+            }
+            let mut sender = TcpSender::new(f.sender.clone(), boot_phase);
+            if scenario.tcp_events {
+                sender.enable_trace();
+            }
+            let jitter = if f.start_jitter.is_zero() {
+                SimDuration::ZERO
+            } else {
+                let mut rng = streams.stream(&format!("flow/{}/start", f.name));
+                SimDuration::from_ps(rng.below(f.start_jitter.as_ps()))
+            };
+            let receiver = TcpReceiver::new(f.receiver.clone());
+            FlowState::new(
+                sender,
+                receiver,
+                (f.src, f.dst),
+                SimTime::ZERO + f.start + jitter,
+            )
+        })
+        .collect();
+    (flows, slow_clocks, fast_tick_flows)
+}
+
+/// The CBR sources, each with its stream and, when drawn, its grid's phase.
+fn build_cbr(scenario: &Scenario, streams: &StreamFactory) -> Vec<CbrState> {
+    scenario
+        .cbr
+        .iter()
+        .map(|c| {
+            let mut rng = streams.stream(&format!("cbr/{}", c.name));
+            let mut config = c.config.clone();
+            if c.random_phase {
+                let bits = u64::from(config.packet_bytes) * 8;
+                let interval_ps = bits * 1_000_000_000_000 / config.rate.bps();
+                config.phase = SimDuration::from_ps(rng.below(interval_ps.max(1)));
+            }
+            CbrState {
+                source: CbrSource::new(config, rng),
+                src: c.src,
+                dst: c.dst,
+                pending_packets: 0,
+                next_seq: 0,
+                packets_delivered: 0,
+                packets_dropped: 0,
+                bytes_delivered: 0,
+            }
+        })
+        .collect()
 }

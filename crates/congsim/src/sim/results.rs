@@ -247,6 +247,77 @@ impl Simulation<'_> {
             None => (None, None),
         };
 
+        let summary = self.summary_table(&flows, &links, &shares, replication);
+        let tcp_events = s.tcp_events.then(|| self.tcp_events_table());
+        let (flow_series, link_series, atm_series) = match self.series {
+            Some(series) => {
+                let flows = table_of!(series;
+                    F64 flow_time_s as "time_s", Str flow, F64 cwnd, F64 ssthresh,
+                    F64 throughput_bps, F64 effective_window, F64 srtt_s, F64 rttvar_s, F64 rto_s);
+                let links = table_of!(series;
+                    F64 link_time_s as "time_s", Str link, U64 queue_packets);
+                let atm = self.atm.is_some().then(|| {
+                    table_of!(series;
+                        F64 atm_time_s as "time_s", Str atm_link as "link", Str atm_kind as "kind",
+                        U64 atm_queue_cells as "queue_cells")
+                });
+                (Some(flows), Some(links), atm)
+            }
+            None => (None, None, None),
+        };
+        let sequence = self.sequence.take().map(|trace| {
+            let flow = trace.flow.iter().map(|f| flow_names[f.index()].clone());
+            let event = trace.event.iter().map(|e| e.to_string());
+            let mut t = Table::default();
+            t.push("time_s", Column::F64(trace.time_s));
+            t.push("flow", Column::Str(flow.collect()));
+            t.push("event", Column::Str(event.collect()));
+            let rest =
+                table_of!(trace; U64 seq, U64 ack, Str sack, F64 cwnd, F64 ssthresh, F64 pipe);
+            t.columns.extend(rest.columns);
+            t
+        });
+        let flow_links = s
+            .flow_monitor
+            .then(|| flow_links_table(s, &window, &flow_names));
+        let optional = [
+            ("flow_series", flow_series),
+            ("link_series", link_series),
+            ("tcp_events", tcp_events),
+            ("sequence", sequence),
+            ("cbr", cbr),
+            ("classes", classes),
+            ("transfers", transfers),
+            ("atm_ports", atm_ports),
+            ("atm_vcs", atm_vcs),
+            ("atm_series", atm_series),
+            ("flow_links", flow_links),
+            ("warnings", warnings_table(&self.scenario.warnings)),
+        ];
+        debug_assert!(optional.iter().map(|(n, _)| *n).eq(OPTIONAL_TABLES));
+        RunResult {
+            flows,
+            links,
+            summary,
+            optional: (optional.into_iter())
+                .filter_map(|(name, table)| Some((name, table?)))
+                .collect(),
+            captures,
+            events: self.queue.events_processed(),
+        }
+    }
+
+    /// The run's one summary row: totals, fairness and efficiency over the flows, counters
+    /// summed over flows and links, and the ATM and transfer summaries where they apply.
+    fn summary_table(
+        &self,
+        flows: &Table,
+        links: &Table,
+        shares: &[f64],
+        replication: u32,
+    ) -> Table {
+        let s = self.scenario;
+        let end = SimTime::ZERO + s.duration;
         let goodput = match flows.column("goodput_bps") {
             Some(Column::F64(values)) => values.clone(),
             _ => Vec::new(),
@@ -291,16 +362,16 @@ impl Simulation<'_> {
             Some(Column::F64(values)) => values.clone(),
             _ => Vec::new(),
         };
-        let to_share: Vec<f64> = wire.iter().zip(&shares).map(|(x, f)| x / f).collect();
+        let to_share: Vec<f64> = wire.iter().zip(shares).map(|(x, f)| x / f).collect();
         summary.push("maxmin_index", Column::F64(vec![jain_index(&to_share)]));
         summary.push("cov", Column::F64(vec![coefficient_of_variation(&goodput)]));
         // Totals over the flows (and the IP links) of the counters those tables hold.
         for (name, table) in [
-            ("timeouts", &flows),
-            ("fast_retransmits", &flows),
-            ("fast_recoveries", &flows),
-            ("retx_pkts", &flows),
-            ("drops", &links),
+            ("timeouts", flows),
+            ("fast_retransmits", flows),
+            ("fast_recoveries", flows),
+            ("retx_pkts", flows),
+            ("drops", links),
         ] {
             summary.push(name, Column::U64(vec![table.sum_u64(name)]));
         }
@@ -311,121 +382,47 @@ impl Simulation<'_> {
             push_atm_summary(&mut summary, atm, s, end);
         }
         summary.push("events", Column::U64(vec![self.queue.events_processed()]));
+        summary
+    }
 
-        let tcp_events = s.tcp_events.then(|| {
-            let mut t = Table::default();
-            // Declared flows, then random transfers in order of arrival.
-            let connections = (self.connections.flows.iter().enumerate())
-                .chain((self.connections.ids.first_transfer()..).zip(&self.connections.transfers));
-            let events: Vec<(String, &congsim_tcp::TraceEvent)> = connections
-                .flat_map(|(i, f)| {
-                    let name = self.flow_name(FlowId(i as u32));
-                    f.sender.trace().iter().map(move |e| (name.clone(), e))
-                })
-                .collect();
-            t.push(
-                "time_s",
-                Column::F64(events.iter().map(|(_, e)| e.time.as_secs_f64()).collect()),
-            );
-            t.push(
-                "flow",
-                Column::Str(events.iter().map(|(n, _)| n.clone()).collect()),
-            );
-            t.push(
-                "event",
-                Column::Str(
-                    events
-                        .iter()
-                        .map(|(_, e)| e.kind.name().to_string())
-                        .collect(),
-                ),
-            );
-            t.push(
-                "cwnd",
-                Column::F64(events.iter().map(|(_, e)| e.cwnd).collect()),
-            );
-            t.push(
-                "ssthresh",
-                Column::F64(events.iter().map(|(_, e)| e.ssthresh).collect()),
-            );
-            t
-        });
-        let (flow_series, link_series, atm_series) = match self.series {
-            Some(series) => {
-                let flows = table_of!(series;
-                    F64 flow_time_s as "time_s", Str flow, F64 cwnd, F64 ssthresh,
-                    F64 throughput_bps, F64 effective_window, F64 srtt_s, F64 rttvar_s, F64 rto_s);
-                let links = table_of!(series;
-                    F64 link_time_s as "time_s", Str link, U64 queue_packets);
-                let atm = self.atm.is_some().then(|| {
-                    table_of!(series;
-                        F64 atm_time_s as "time_s", Str atm_link as "link", Str atm_kind as "kind",
-                        U64 atm_queue_cells as "queue_cells")
-                });
-                (Some(flows), Some(links), atm)
-            }
-            None => (None, None, None),
-        };
-        let sequence = self.sequence.take().map(|trace| {
-            let flow = trace.flow.iter().map(|f| flow_names[f.index()].clone());
-            let event = trace.event.iter().map(|e| e.to_string());
-            let mut t = Table::default();
-            t.push("time_s", Column::F64(trace.time_s));
-            t.push("flow", Column::Str(flow.collect()));
-            t.push("event", Column::Str(event.collect()));
-            let rest =
-                table_of!(trace; U64 seq, U64 ack, Str sack, F64 cwnd, F64 ssthresh, F64 pipe);
-            t.columns.extend(rest.columns);
-            t
-        });
-        let flow_links = s.flow_monitor.then(|| {
-            // By flow, then by link in the scenario's order.
-            let mut rows: Vec<FlowLinkRow<'_>> = (s.links.iter().zip(&window.links))
-                .flat_map(|(spec, reading)| {
-                    (reading.flows.iter()).map(|(flow, counts)| FlowLinkRow {
-                        flow: *flow,
-                        name: &flow_names[flow.index()],
-                        link: &spec.name,
-                        counts,
-                    })
-                })
-                .collect();
-            rows.sort_by_key(|r| r.flow);
-            let columns = [
-                &[
-                    ("flow", Get::Str(|r: &FlowLinkRow<'_>| r.name.clone())),
-                    ("link", Get::Str(|r| r.link.clone())),
-                ][..],
-                &counters![FlowLinkRow<'_>: |r| r.counts; arrivals, drops, marks],
-            ]
-            .concat();
-            Table::from_rows(&rows, &columns)
-        });
-        let optional = [
-            ("flow_series", flow_series),
-            ("link_series", link_series),
-            ("tcp_events", tcp_events),
-            ("sequence", sequence),
-            ("cbr", cbr),
-            ("classes", classes),
-            ("transfers", transfers),
-            ("atm_ports", atm_ports),
-            ("atm_vcs", atm_vcs),
-            ("atm_series", atm_series),
-            ("flow_links", flow_links),
-            ("warnings", warnings_table(&self.scenario.warnings)),
-        ];
-        debug_assert!(optional.iter().map(|(n, _)| *n).eq(OPTIONAL_TABLES));
-        RunResult {
-            flows,
-            links,
-            summary,
-            optional: (optional.into_iter())
-                .filter_map(|(name, table)| Some((name, table?)))
-                .collect(),
-            captures,
-            events: self.queue.events_processed(),
-        }
+    /// Every fast retransmit, timeout and end of fast recovery, with cwnd and ssthresh.
+    fn tcp_events_table(&self) -> Table {
+        let mut t = Table::default();
+        // Declared flows, then random transfers in order of arrival.
+        let connections = (self.connections.flows.iter().enumerate())
+            .chain((self.connections.ids.first_transfer()..).zip(&self.connections.transfers));
+        let events: Vec<(String, &congsim_tcp::TraceEvent)> = connections
+            .flat_map(|(i, f)| {
+                let name = self.flow_name(FlowId(i as u32));
+                f.sender.trace().iter().map(move |e| (name.clone(), e))
+            })
+            .collect();
+        t.push(
+            "time_s",
+            Column::F64(events.iter().map(|(_, e)| e.time.as_secs_f64()).collect()),
+        );
+        t.push(
+            "flow",
+            Column::Str(events.iter().map(|(n, _)| n.clone()).collect()),
+        );
+        t.push(
+            "event",
+            Column::Str(
+                events
+                    .iter()
+                    .map(|(_, e)| e.kind.name().to_string())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "cwnd",
+            Column::F64(events.iter().map(|(_, e)| e.cwnd).collect()),
+        );
+        t.push(
+            "ssthresh",
+            Column::F64(events.iter().map(|(_, e)| e.ssthresh).collect()),
+        );
+        t
     }
 }
 
@@ -812,4 +809,29 @@ fn push_transfer_means(summary: &mut Table, suffix: &str, measured: &[&FlowState
         format!("transfer_bandwidth_mean_bps{suffix}"),
         Column::F64(vec![mean(&bandwidths)]),
     );
+}
+
+/// Each flow's arrivals, drops and marks at every IP link it crosses (the flow monitor).
+fn flow_links_table(s: &Scenario, window: &Reading, flow_names: &[String]) -> Table {
+    // By flow, then by link in the scenario's order.
+    let mut rows: Vec<FlowLinkRow<'_>> = (s.links.iter().zip(&window.links))
+        .flat_map(|(spec, reading)| {
+            (reading.flows.iter()).map(|(flow, counts)| FlowLinkRow {
+                flow: *flow,
+                name: &flow_names[flow.index()],
+                link: &spec.name,
+                counts,
+            })
+        })
+        .collect();
+    rows.sort_by_key(|r| r.flow);
+    let columns = [
+        &[
+            ("flow", Get::Str(|r: &FlowLinkRow<'_>| r.name.clone())),
+            ("link", Get::Str(|r| r.link.clone())),
+        ][..],
+        &counters![FlowLinkRow<'_>: |r| r.counts; arrivals, drops, marks],
+    ]
+    .concat();
+    Table::from_rows(&rows, &columns)
 }
