@@ -92,13 +92,9 @@ impl<'a> Simulation<'a> {
                     .map(|l| streams.stream(&format!("link/{}/ties", l.name)))
                     .collect()
             }),
-            window_opened: None,
-            window_closed: None,
-            next_measure_boundary: SimTime::MAX,
-            deferred: Vec::new(),
+            measurement: Measurement::new(scenario),
         };
         sim.early_endpoints = sim.early_endpoints();
-        sim.next_measure_boundary = sim.next_boundary_after(SimTime::ZERO);
         sim
     }
 

@@ -101,8 +101,8 @@ impl Simulation<'_> {
                     if arrive_at < end
                         && let Some(next) = self.routing.fused_next(link, pkt.dst)
                     {
-                        if self.crosses_measure_boundary(arrive_at) {
-                            self.deferred.push(Deferred::Offer {
+                        if self.measurement.crosses_boundary(arrive_at) {
+                            self.measurement.defer(Deferred::Offer {
                                 at: arrive_at,
                                 link: next,
                                 pkt,
@@ -116,9 +116,8 @@ impl Simulation<'_> {
                         && self.links[link.index()].pipe_is_empty()
                         && self.early_delivery(arrive_at, &pkt)
                     {
-                        if self.crosses_measure_boundary(arrive_at) {
-                            self.deferred
-                                .push(Deferred::Delivery { at: arrive_at, pkt });
+                        if self.measurement.crosses_boundary(arrive_at) {
+                            (self.measurement).defer(Deferred::Delivery { at: arrive_at, pkt });
                         } else {
                             self.deliver_early(arrive_at, pkt);
                         }
@@ -174,38 +173,17 @@ impl Simulation<'_> {
         }
     }
 
-    /// The first edge of the measurement window after `now` (`SimTime::MAX` when none is left).
-    pub(super) fn next_boundary_after(&self, now: SimTime) -> SimTime {
-        let s = self.scenario;
-        [s.measure_from, s.measure_until]
-            .map(Self::at)
-            .into_iter()
-            .filter(|&boundary| boundary > now)
-            .min()
-            .unwrap_or(SimTime::MAX)
-    }
-
     fn deliver_early(&mut self, at: SimTime, pkt: Packet) {
         self.in_early_delivery = true;
         self.arrive(at, pkt.dst, pkt);
         self.in_early_delivery = false;
     }
 
-    /// `true` if the measurement window opens or closes at or before `at`, its event still to
-    /// come: a shortcut to `at` then waits for that event, so that the counters read there are
-    /// exact (`window.rs`). Nothing is processed past the next boundary before its event (the
-    /// shortcuts that would wait), so `now` is never after it.
-    #[inline]
-    fn crosses_measure_boundary(&self, at: SimTime) -> bool {
-        self.next_measure_boundary <= at
-    }
-
     /// At a measurement boundary, once its reading is taken: the hop-fusion offers and early
     /// deliveries that would have crossed it, in the order they were made (a link fed by one
     /// link gets its offers in that link's order still).
     pub(super) fn release_deferred(&mut self, now: SimTime) {
-        self.next_measure_boundary = self.next_boundary_after(now);
-        for deferred in std::mem::take(&mut self.deferred) {
+        for deferred in self.measurement.release(now) {
             match deferred {
                 Deferred::Offer { at, link, pkt } => self.offer(now, at, link, pkt),
                 Deferred::Delivery { at, pkt } => self.deliver_early(at, pkt),

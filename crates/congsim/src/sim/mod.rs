@@ -37,7 +37,7 @@ mod traffic;
 mod window;
 
 use routing::Routing;
-use window::{CbrReading, LinkReading, Reading};
+use window::{CbrReading, Deferred, LinkReading, Measurement, Reading};
 
 /// The 4.3BSD fast timer (delayed ACKs) period.
 const BSD_FAST_TICK: SimDuration = SimDuration::from_millis(200);
@@ -461,28 +461,8 @@ struct Simulation<'a> {
     /// Per link, the stream that ranks its arrivals among simultaneous ones
     /// (`tie_order = "random"`); `None` to take them in scheduling order.
     tie_streams: Option<Vec<RngStream>>,
-    /// The counters when the measurement window opened (`None` when it opens at the start)
-    /// and when it closed.
-    window_opened: Option<Reading>,
-    window_closed: Option<Reading>,
-    /// The next instant the measurement window opens or closes (`SimTime::MAX`: neither is
-    /// ahead); shortcuts do not cross it.
-    next_measure_boundary: SimTime,
-    /// Shortcuts held back until the next boundary's reading (`release_deferred`).
-    deferred: Vec<Deferred>,
-}
-
-/// A hop-fusion offer or an early delivery that would cross a measurement boundary.
-enum Deferred {
-    Offer {
-        at: SimTime,
-        link: LinkId,
-        pkt: Packet,
-    },
-    Delivery {
-        at: SimTime,
-        pkt: Packet,
-    },
+    /// The measurement window's readings and the shortcuts held at its edges.
+    measurement: Measurement,
 }
 
 /// Which ends of a scenario flow may take packets early (`Simulation::early_delivery`).
@@ -634,7 +614,7 @@ impl<'a> Simulation<'a> {
                 Event::CbrEmit(i) => self.emit_cbr(now, i as usize),
                 Event::TransferArrival(g) => self.start_transfer(now, g as usize),
                 Event::MeasureStart => {
-                    self.window_opened = Some(self.reading(now));
+                    self.measurement.opened = Some(self.reading(now));
                     self.release_deferred(now);
                 }
                 Event::MeasureEnd => {

@@ -12,8 +12,8 @@ impl Simulation<'_> {
     /// Takes the counters' reading at the window's close (the first close counts: the window
     /// may close before the run ends).
     pub(super) fn close_window(&mut self, now: SimTime) {
-        if self.window_closed.is_none() {
-            self.window_closed = Some(self.reading(now));
+        if self.measurement.closed.is_none() {
+            self.measurement.closed = Some(self.reading(now));
         }
     }
 
@@ -219,10 +219,11 @@ impl Simulation<'_> {
         let window_ps = s.measure_until.as_ps() - s.measure_from.as_ps();
         let window_s = window_ps as f64 / 1e12;
         let closed = self
-            .window_closed
+            .measurement
+            .closed
             .as_ref()
             .expect("the run's end closes the window");
-        let window = closed.since(self.window_opened.as_ref());
+        let window = closed.since(self.measurement.opened.as_ref());
         let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
         let flow_names: Vec<String> = (0..self.connections.ids.first_transfer()
             + self.connections.transfers.len())

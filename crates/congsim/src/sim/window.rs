@@ -13,6 +13,78 @@ use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::{ReceiverStats, SenderStats};
 use std::collections::BTreeMap;
 
+/// The measurement window as the run goes: the readings at its edges, and the shortcuts (hop
+/// fusion, early delivery) that would have crossed the next edge, held until its reading.
+pub(super) struct Measurement {
+    /// The counters when the window opened (`None` when it opens at the start) and when it
+    /// closed.
+    pub(super) opened: Option<Reading>,
+    pub(super) closed: Option<Reading>,
+    /// The window's edges.
+    edges: [SimTime; 2],
+    /// The next instant the window opens or closes (`SimTime::MAX`: neither is ahead).
+    next_boundary: SimTime,
+    /// Shortcuts held back until the next boundary's reading.
+    deferred: Vec<Deferred>,
+}
+
+/// A hop-fusion offer or an early delivery that would cross a measurement boundary.
+pub(super) enum Deferred {
+    Offer {
+        at: SimTime,
+        link: LinkId,
+        pkt: Packet,
+    },
+    Delivery {
+        at: SimTime,
+        pkt: Packet,
+    },
+}
+
+impl Measurement {
+    pub(super) fn new(scenario: &Scenario) -> Self {
+        let edges = [scenario.measure_from, scenario.measure_until].map(|d| SimTime::ZERO + d);
+        let mut measurement = Measurement {
+            opened: None,
+            closed: None,
+            edges,
+            next_boundary: SimTime::MAX,
+            deferred: Vec::new(),
+        };
+        measurement.next_boundary = measurement.next_boundary_after(SimTime::ZERO);
+        measurement
+    }
+
+    /// The first edge of the window after `now` (`SimTime::MAX` when none is left).
+    fn next_boundary_after(&self, now: SimTime) -> SimTime {
+        (self.edges.into_iter())
+            .filter(|&boundary| boundary > now)
+            .min()
+            .unwrap_or(SimTime::MAX)
+    }
+
+    /// `true` if the window opens or closes at or before `at`, its event still to come: a
+    /// shortcut to `at` then waits for that event, so that the counters read there are exact.
+    /// Nothing is processed past the next boundary before its event (the shortcuts that would
+    /// wait), so `now` is never after it.
+    #[inline]
+    pub(super) fn crosses_boundary(&self, at: SimTime) -> bool {
+        self.next_boundary <= at
+    }
+
+    /// Holds a shortcut until the next boundary's reading.
+    pub(super) fn defer(&mut self, shortcut: Deferred) {
+        self.deferred.push(shortcut);
+    }
+
+    /// At a boundary, once its reading is taken: the shortcuts held, in the order they were
+    /// made; the next boundary is the one after `now`.
+    pub(super) fn release(&mut self, now: SimTime) -> Vec<Deferred> {
+        self.next_boundary = self.next_boundary_after(now);
+        std::mem::take(&mut self.deferred)
+    }
+}
+
 /// The counters of one IP link at an instant.
 #[derive(Clone, Debug, Default)]
 pub(super) struct LinkReading {
