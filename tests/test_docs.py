@@ -281,7 +281,7 @@ def test_the_scores_table_is_the_last_runs_and_matches_the_studies() -> None:
     import csv
 
     from congsim.studies import STUDIES
-    from congsim.studies.framework import SCORE_COLUMNS
+    from congsim.studies.score import SCORE_COLUMNS
 
     with open(ROOT / "docs" / "scores.csv", newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)

@@ -10,7 +10,7 @@ import pytest
 from conftest import run_congsim
 
 from congsim.studies import DATA, STUDIES
-from congsim.studies.framework import baseline_score
+from congsim.studies.judge import baseline_score
 
 
 def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
@@ -85,7 +85,7 @@ def test_reproduce_all_scores_every_study_and_beats_trivial_baselines(cli, tmp_p
 
 
 def test_baselines_are_judged_by_each_rows_band_with_our_precision():
-    from congsim.studies.framework import add_baselines
+    from congsim.studies.judge import add_baselines
 
     frame = pd.DataFrame(
         {
@@ -279,7 +279,7 @@ def test_jain1996_buffers_and_divergence(cli, tmp_path):
 def test_one_band_rule_from_the_printed_precision():
     """Every band is the reference ± the larger of half its last printed digit and the stated
     tolerance, and never leaves what the metric can take."""
-    from congsim.studies.framework import TOLERANCE, Metric, printed_unit
+    from congsim.studies.declare import TOLERANCE, Metric, printed_unit
 
     assert TOLERANCE == 0.10
     assert [printed_unit(t) for t in ("0.93", "121", "104.89", "6", "1.5e3")] == [0.01, 1.0, 0.01, 1.0, 100.0]
@@ -292,7 +292,7 @@ def test_one_band_rule_from_the_printed_precision():
 
 
 def test_a_verdict_follows_the_confidence_interval_not_the_mean():
-    from congsim.studies.framework import judge
+    from congsim.studies.judge import judge
 
     assert judge(0.9, 1.1, 0.95, 1.05, 1.0) == "agrees"
     # The mean is in the band but the CI reaches out of it: the replications cannot tell.
@@ -307,7 +307,7 @@ def test_a_verdict_follows_the_confidence_interval_not_the_mean():
 def test_agreement_bands_stay_within_what_a_metric_can_take():
     """A fairness index cannot pass 1 nor any metric here go below 0: no band may claim
     agreement out there (a band of 0.99 ± 15 % used to reach 1.14)."""
-    from congsim.studies.framework import printed_unit
+    from congsim.studies.declare import printed_unit
 
     checked = 0
     for study in STUDIES.values():
@@ -351,7 +351,7 @@ def test_no_printed_number_and_no_configuration_is_scored_twice():
 
 
 def test_unscored_rows_count_in_no_score():
-    from congsim.studies.framework import add_baselines, scored_rows
+    from congsim.studies.judge import add_baselines, scored_rows
 
     frame = pd.DataFrame(
         {

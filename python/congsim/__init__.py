@@ -11,6 +11,11 @@ Importing the package is cheap: pandas and pyarrow load only when results are bu
 
 from __future__ import annotations
 
+# First, before anything slow: in the `congsim` command, a Ctrl-C while it is still loading
+# ends it with one line (`congsim._interrupts.guard_command_start`).
+from congsim import _interrupts  # noqa: F401
+
+# isort: split
 from typing import TYPE_CHECKING, Any
 
 from congsim._core import ScenarioError

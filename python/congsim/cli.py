@@ -11,21 +11,24 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from congsim import _interrupts
 from congsim._core import ScenarioError
+from congsim.scenario import printable
 
 if TYPE_CHECKING:
     import pandas as pd
     from rich.console import Console
 
-    from congsim.studies.framework import StudyOutcome
+    from congsim.studies.run import StudyOutcome
 
 
 class _NonEmptyPath(click.Path):
@@ -47,10 +50,26 @@ MAX_REPLICATIONS = 100_000
 
 
 class _CommandsInOrder(click.Group):
-    """Lists the commands in the order they are defined (run first), not alphabetically."""
+    """Lists the commands in the order they are defined (run first), not alphabetically. A
+    Ctrl-C while the command line is read or a command runs ends here (`_interrupted`), before
+    Click turns it into a blank line and `Aborted!` with status 1."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.commands)
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            _stopped()
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _stopped()
 
 
 @click.group(
@@ -64,15 +83,8 @@ def app() -> None:
     pass
 
 
-def _printable(text: str) -> str:
-    """`text` with control characters escaped (`\\x1b`, `\\n`): names and values from a file
-    reach the terminal, where an escape sequence would act and a line break would split a
-    one-line message."""
-    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
-
-
 def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {_printable(message)}", err=True)
+    click.echo(f"error: {printable(message)}", err=True)
     sys.exit(2)
 
 
@@ -97,16 +109,26 @@ def run(file: Path, out: Path | None, replication: int) -> None:
     if out is not None:
         # Before the run: a bad --out must not cost the simulation.
         _check_writable_folder(out)
+    _on_interrupt(lambda: "the run was stopped; nothing was written")
     with _simulated_time_bar(scenario.name) as progress:
         try:
             results = congsim.run(scenario, replication, progress=progress)
         except (ScenarioError, OverflowError) as e:
             _fail(str(e))
-        except KeyboardInterrupt:
-            _interrupted("the run was stopped; nothing was written")
     _print_warnings([f"{file}: {w}" for w in results.warnings])
     _print_summary(scenario.name, results)
     if out is not None:
+        # `Results.write` puts every file in place at once (a Ctrl-C meanwhile waits for it):
+        # a new file under the first name says it did.
+        first = out / f"{results.names[0]}.parquet"
+        before = _identity(first)
+        _on_interrupt(
+            lambda: (
+                f"the results are written to {out}"
+                if _identity(first) != before
+                else "the run was stopped; nothing was written"
+            )
+        )
         try:
             written = results.write(out)
         except OSError as e:
@@ -114,37 +136,117 @@ def run(file: Path, out: Path | None, replication: int) -> None:
         click.echo(f"wrote {len(written)} files to {out}")
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at `path` (device and inode), if there is one."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
 def _check_writable_folder(folder: Path) -> None:
-    """Creates `folder` if needed and checks that a file can be written in it (an existing
-    folder such as /sys/kernel may refuse files), so that the run is not lost at the end."""
+    """Checks that files can be written where the results will go (an existing folder such as
+    /sys/kernel may refuse files), so that the run is not lost at the end: into `folder` when
+    it exists, else beside it, in its parent (created if needed). `folder` itself is not
+    created: it appears with the results (`Results.write`), so an interrupted run leaves none."""
+    import errno
     import tempfile
 
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
+        where = folder if folder.is_dir() else folder.parent
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=where):
             pass
     except OSError as e:
         _fail(f"{folder}: cannot write results: {e.strerror or e}")
 
 
 def _interrupted(what: str) -> NoReturn:
-    """Ctrl-C: one line saying what was kept, and the shell's status for SIGINT.
+    """Ctrl-C: one line saying what was kept, and the shell's status for SIGINT (130).
 
-    Leaves at once (`os._exit`): every finished run is already stored, and a normal exit joins
-    the process pool's result thread, which waits forever when a worker was ended half-way
-    through sending its result (the pipe keeps a partial message). The terminal's cursor, which
-    a progress bar hides, is shown again first."""
-    click.echo(f"interrupted: {what}", err=True)
-    for stream in (sys.stdout, sys.stderr):
-        if stream.isatty():
-            stream.write("\x1b[?25h")
-        stream.flush()
-    os._exit(130)
+    Leaves at once (`congsim._interrupts.leave`, `os._exit`): every finished run is already
+    stored, and a normal exit joins the process pool's result thread, which waits forever when
+    a worker was ended half-way through sending its result (the pipe keeps a partial message)."""
+    _interrupts.leave(printable(what))
+
+
+def _stopped() -> NoReturn:
+    """Ctrl-C stopped the command: `_interrupted` with what the command says it kept (a
+    second Ctrl-C while that is worked out is ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _interrupted(_if_interrupted())
+
+
+def _default_note() -> str:
+    return "the command was stopped before it finished"
+
+
+#: What `interrupted: ...` says should Ctrl-C stop the command now (`_on_interrupt`).
+_if_interrupted: Callable[[], str] = _default_note
+#: Set by `_ctrl_c`: a Ctrl-C reached this process, even if some library swallowed the
+#: `KeyboardInterrupt` it raised.
+_ctrl_c_seen = False
+
+
+def _on_interrupt(say: Callable[[], str]) -> None:
+    """What `interrupted: ...` says, should Ctrl-C stop the command from now on: each command
+    tells what it has kept as it goes."""
+    global _if_interrupted
+    _if_interrupted = say
+
+
+def _ctrl_c(signum: int, frame: object) -> None:
+    """SIGINT: `KeyboardInterrupt`, as Python's own handler, and remembered."""
+    global _ctrl_c_seen
+    _ctrl_c_seen = True
+    raise KeyboardInterrupt
+
+
+def _take_ctrl_c() -> None:
+    """From here on, a Ctrl-C is never lost: `_ctrl_c` remembers it, and one that lands in a
+    finalizer (a `__del__` or weakref callback, where Python prints a traceback and drops the
+    exception) is sent again, from another thread so that it arrives once the finalizer is
+    done. Not when the command started with Ctrl-C ignored (`nohup`, a shell's background job)."""
+    import _thread
+    import threading
+
+    if callable(signal.getsignal(signal.SIGINT)):
+        signal.signal(signal.SIGINT, _ctrl_c)
+    previous = sys.unraisablehook
+
+    def again() -> None:
+        # A real signal to the main thread: it also wakes a wait for the next finished run.
+        main = threading.main_thread().ident
+        if hasattr(signal, "pthread_kill") and main is not None:
+            signal.pthread_kill(main, signal.SIGINT)
+        else:
+            _thread.interrupt_main()
+
+    def unraisable(report: Any) -> None:
+        if isinstance(report.exc_value, KeyboardInterrupt):
+            threading.Thread(target=again, daemon=True, name="ctrl-c-again").start()
+        else:
+            previous(report)
+
+    sys.unraisablehook = unraisable
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """`frame` as CSV under a temporary name, then renamed: never half a file, even interrupted."""
+    temporary = path.with_name(f"{path.name}.tmp")
+    try:
+        frame.to_csv(temporary, index=False)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
-        click.echo(f"warning: {_printable(warning)}", err=True)
+        click.echo(f"warning: {printable(warning)}", err=True)
 
 
 @contextmanager
@@ -250,7 +352,11 @@ def _print_summary(name: str, results: object) -> None:
 @click.option(
     "--executor", default="local", show_default=True, help="Where runs execute: local (processes) or dask."
 )
-@click.option("--scheduler", help="Dask scheduler address (tcp://host:8786) for --executor dask.")
+@click.option(
+    "--scheduler",
+    help="Dask scheduler address (tcp://host:8786, or HOST:PORT) for --executor dask; "
+    "CONGSIM_DASK_TIMEOUT seconds to connect (default 5).",
+)
 def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, scheduler: str | None) -> None:
     """Run every configuration and replication of the sweep PLAN (TOML: base scenario, [set],
     [axes], replications), resuming where a previous run stopped."""
@@ -260,11 +366,28 @@ def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, sche
         _fail(f"--executor {executor!r}: allowed values are local, dask")
     if (executor == "dask") != (scheduler is not None):
         _fail("--executor dask needs --scheduler ADDRESS, and --scheduler needs --executor dask")
+    if scheduler is not None:
+        # Before the store is touched: a bad address or deadline leaves nothing behind.
+        from congsim.sweep.dask_address import parse_scheduler_address, timeout_seconds
+
+        try:
+            parse_scheduler_address(scheduler)
+            timeout_seconds()
+        except SchedulerError as e:
+            _fail(str(e))
     try:
         loaded = load_plan(plan)
     except PlanError as e:
         _fail(str(e))
     store = out if out is not None else Path("sweeps") / loaded.name
+
+    def kept() -> str:
+        stored = len(list((store / "runs").glob("*.parquet")))
+        return (
+            f"{stored} of {len(loaded.runs())} runs are stored in {store}; the same command resumes the sweep"
+        )
+
+    _on_interrupt(kept)
     with _runs_bar(loaded.name) as update:
         try:
             outcome = run_sweep(loaded, store, workers, on_progress=update, scheduler=scheduler)
@@ -272,15 +395,9 @@ def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, sche
             _fail(str(e))
         except OSError as e:
             _fail(f"{store}: cannot write the results store: {e.strerror or e}")
-        except KeyboardInterrupt:
-            stored = len(list((store / "runs").glob("*.parquet")))
-            _interrupted(
-                f"{stored} of {len(loaded.runs())} runs are stored in {store}; "
-                "the same command resumes the sweep"
-            )
     stats = outcome.statistics() if outcome.runs else None
     if stats is not None and not stats.empty:
-        stats.to_csv(store / "statistics.csv", index=False)
+        _write_csv(stats, store / "statistics.csv")
     click.echo(
         f"{len(outcome.runs)} runs ({outcome.executed} run now, {len(outcome.runs) - outcome.executed} "
         f"already stored) in {store}"
@@ -339,6 +456,10 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
                 _print_variants(console, outcome)
             rendered.append(capture.get())
 
+        def kept(name: str = entry.name) -> str:
+            return f"every finished run of {name} is stored in {out / name}; the same command resumes"
+
+        _on_interrupt(kept)
         with _runs_bar(entry.name) as update:
             try:
                 result = reproduce_study(
@@ -352,11 +473,6 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
                 )
             except OSError as e:
                 _fail(f"{out / entry.name}: cannot write results: {e.strerror or e}")
-            except KeyboardInterrupt:
-                _interrupted(
-                    f"every finished run of {entry.name} is stored in {out / entry.name}; "
-                    "the same command resumes"
-                )
         if result.failures:
             _fail(f"{len(result.failures)} runs failed (see {result.folder}/runs/*.error.txt)")
         console.file.write("".join(rendered))
@@ -370,7 +486,7 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
 def _print_variants(console: Console, outcome: StudyOutcome) -> None:
     """A line per variant of the study: what it changes, why, and how it scores beside the
     default (its tables are in `variants/<name>/`)."""
-    from congsim.studies.framework import score_rows
+    from congsim.studies.score import score_rows
 
     for variant_outcome, row in zip(outcome.variants, score_rows(outcome)[1:], strict=True):
         variant = variant_outcome.variant
@@ -395,7 +511,7 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
     import pandas as pd
     from rich.table import Table
 
-    from congsim.studies.framework import SCORE_COLUMNS, score_rows
+    from congsim.studies.score import SCORE_COLUMNS, score_rows
 
     scores = pd.DataFrame([row for o in outcomes for row in score_rows(o)], columns=SCORE_COLUMNS)
     table = Table(title="Summary", show_lines=False)
@@ -422,7 +538,7 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
         table.add_row(name, values, inconclusive, constant, variant, claims, checks)
     console.print(table)
     try:
-        scores.to_csv(out / "scores.csv", index=False)
+        _write_csv(scores, out / "scores.csv")
     except OSError as e:
         _fail(f"{out / 'scores.csv'}: cannot write: {e.strerror or e}")
     console.print(f"scores: {out / 'scores.csv'}")
@@ -445,7 +561,8 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     table.add_column("verdict", no_wrap=True, min_width=7)
     for column in [*labels, "metric", "reference", "ours (95% CI)", "band"]:
         table.add_column(column, justify="right" if column in ("reference", "band") else "left")
-    from congsim.studies.framework import TOLERANCE, VERDICTS, baseline_score, scored_rows
+    from congsim.studies.declare import TOLERANCE
+    from congsim.studies.judge import VERDICTS, baseline_score, scored_rows
 
     scored = scored_rows(comparison)
     for index, row in zip(comparison.index, comparison.to_dict("records"), strict=True):
@@ -484,7 +601,7 @@ def _print_claims(console: Console, claims: pd.DataFrame) -> None:
     the ratio, and whether it holds (with the known reason where it does not)."""
     from rich.table import Table
 
-    from congsim.studies.framework import claim_origins
+    from congsim.studies.score import claim_origins
 
     origins = claim_origins(claims)
     for origin, title in (("paper", "The paper's claims"), ("check", "congsim's own checks")):
@@ -564,7 +681,7 @@ def validate(file: Path, routes: bool) -> None:
     except ScenarioError as e:
         _fail(str(e))
     _print_warnings([f"{file}: {w}" for w in warnings])
-    click.echo(_printable(f"{file}: ok ({description})"))
+    click.echo(printable(f"{file}: ok ({description})"))
     if routes:
         from congsim.network import route_lines
 
@@ -636,16 +753,28 @@ def schema(out: Path | None) -> None:
 
 def main() -> None:
     """Entry point of the `congsim` console script. Click's own errors (a bad option value, a
-    missing argument) end like every other mistake: one line `error: ...` and status 2."""
+    missing argument) end like every other mistake: one line `error: ...` and status 2. Ctrl-C
+    at any moment ends with one line `interrupted: ...` (what was kept) and status 130, unless
+    the command had finished and said so."""
+    _take_ctrl_c()
     try:
-        app.main(prog_name="congsim", standalone_mode=False)
-    except click.UsageError as e:
-        if type(e).__name__ == "NoArgsIsHelpError" and e.ctx is not None:  # click >= 8.2
-            click.echo(e.ctx.get_help())
-            sys.exit(0)
-        command = e.ctx.command_path if e.ctx is not None else "congsim"
-        _fail(f"{_printable(e.format_message()).rstrip('.')} (see {command} --help)")
-    except click.ClickException as e:
-        _fail(_printable(e.format_message()))
-    except (click.Abort, KeyboardInterrupt):
-        _interrupted("nothing was changed")
+        try:
+            app.main(prog_name="congsim", standalone_mode=False)
+        except click.UsageError as e:
+            if type(e).__name__ == "NoArgsIsHelpError" and e.ctx is not None:  # click >= 8.2
+                click.echo(e.ctx.get_help())
+                sys.exit(0)
+            command = e.ctx.command_path if e.ctx is not None else "congsim"
+            _fail(f"{printable(e.format_message()).rstrip('.')} (see {command} --help)")
+        except click.ClickException as e:
+            _fail(printable(e.format_message()))
+        except (click.Abort, KeyboardInterrupt):
+            _stopped()
+        finally:
+            # The command has ended and said so: a Ctrl-C from here on has nothing left to
+            # stop, and would only cut the interpreter's clean-up short (status -2, no line).
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except KeyboardInterrupt:  # just before that
+        _stopped()
+    if _ctrl_c_seen:  # a KeyboardInterrupt that some library caught and dropped
+        _stopped()

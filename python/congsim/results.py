@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from congsim import _core
+from congsim._interrupts import HeldCtrlC
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 #: Tables every run produces, then those produced on request.
 ALWAYS = ("flows", "links", "summary")
 #: `congsim._core.OPTIONAL_TABLES`: the Rust core's list.
 OPTIONAL = tuple(_core.OPTIONAL_TABLES)
+
+
+def _new_folder(parent: Path, prefix: str) -> Path:
+    """A new, empty folder in `parent` named `<prefix><random>.partial`, with the permissions
+    of any new folder (`tempfile.mkdtemp` would make it private, and it becomes the results)."""
+    for _ in range(100):
+        folder = parent / f"{prefix}{os.urandom(4).hex()}.partial"
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary folder", str(parent))
 
 
 #: A column as the native module hands it over: `(kind, little-endian bytes, categories)`.
@@ -27,6 +42,8 @@ def decode(column: Encoded) -> np.ndarray[Any, Any]:
     dtype pandas gives Python ints; counters stay far below 2^63), `str` as an object array of
     the column's distinct strings, indexed by the codes (so a repeated name is one object).
     Number arrays view the bytes without a copy."""
+    import numpy as np  # here, not at the top: `import congsim` (and the command's start) stays fast
+
     kind, data, categories = column
     if kind == "f64":
         return np.frombuffer(data, dtype="<f8")
@@ -42,6 +59,7 @@ def _frame_column(column: Encoded) -> Any:
     """A column for a DataFrame, in the dtype pandas gives the same values as Python objects.
     Text goes through an Arrow dictionary when pandas keeps text in Arrow (pandas 3): building
     it from Python strings checks every one of them and costs several times more."""
+    import numpy as np
     import pandas as pd
 
     kind, data, categories = column
@@ -200,24 +218,72 @@ class Results:
 
     def write(self, directory: str | Path) -> list[Path]:
         """Writes every table as `<name>.parquet` and `<name>.csv`, and every capture as its
-        pcap file; returns the paths."""
+        pcap file; returns the paths.
+
+        All or nothing: the files are written into a temporary folder first, then put in place.
+        A `directory` that does not exist appears with every file at once (the temporary folder,
+        made beside it, is renamed). In one that exists, the files replace those of the same
+        name, and the tables of an earlier run that this run does not have (a `sequence` table,
+        say) are removed, so that the folder holds one run; other files stay. Ctrl-C waits for
+        these renames, which take microseconds. So a write that fails or is interrupted leaves
+        `directory` as it was (a process killed outright may leave a hidden `.*.partial`
+        folder, in it or beside it)."""
+        import shutil
+
+        if not isinstance(directory, str | os.PathLike):
+            raise TypeError(f"directory must be a folder's path, not {type(directory).__name__}")
+        if str(directory) == "":
+            raise ValueError("directory must not be empty (the tables would go into the current folder)")
+        out = Path(directory)
+        if out.exists() and not out.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
+        exists = out.is_dir()
+        if not exists:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        staging: Path | None = None
+        try:
+            with HeldCtrlC():  # made and to be removed: not one without the other
+                # Inside an existing folder: on its file system, where we may write.
+                where, prefix = (out, ".congsim-") if exists else (out.parent, f".{out.name}.")
+                staging = _new_folder(where, prefix)
+            names = self._write_files(staging)
+            stale = [
+                out / f"{name}.{ending}"
+                for name in (*ALWAYS, *OPTIONAL)
+                if name not in self.names
+                for ending in ("parquet", "csv")
+            ]
+            taken = [name for name in names if (out / name).is_dir()]
+            if taken:
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(out / taken[0]))
+            with HeldCtrlC():
+                if exists:
+                    for name in names:
+                        os.replace(staging / name, out / name)
+                    for path in stale:
+                        path.unlink(missing_ok=True)
+                else:
+                    staging.rename(out)
+        finally:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+        return [out / name for name in names]
+
+    def _write_files(self, folder: Path) -> list[str]:
+        """Every table and capture into `folder`; their file names."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        written = []
+        names = []
         for name in self.names:
             frame = self.table(name)
-            parquet = out / f"{name}.parquet"
-            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), parquet)
-            csv = out / f"{name}.csv"
-            frame.to_csv(csv, index=False)
-            written += [parquet, csv]
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), folder / f"{name}.parquet")
+            frame.to_csv(folder / f"{name}.csv", index=False)
+            names += [f"{name}.parquet", f"{name}.csv"]
         for file, data in self.captures.items():
-            (out / file).write_bytes(data)
-            written.append(out / file)
-        return written
+            (folder / file).write_bytes(data)
+            names.append(file)
+        return names
 
     def _repr_html_(self) -> str:
         return "<h4>congsim results</h4>" + self.summary.to_html(index=False)

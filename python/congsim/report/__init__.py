@@ -387,7 +387,8 @@ def _variants_list(folder: Path, study: Study | None) -> str:
     and how it scores, with links to its tables."""
     import pandas as pd
 
-    from congsim.studies.framework import claim_origins, scored_rows
+    from congsim.studies.judge import scored_rows
+    from congsim.studies.score import claim_origins
 
     root = folder / "variants"
     if study is None or not root.is_dir():
@@ -456,7 +457,8 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     and its row of the summary at the top."""
     import pandas as pd
 
-    from congsim.studies.framework import baseline_score, claim_origins, scored_rows
+    from congsim.studies.judge import baseline_score, scored_rows
+    from congsim.studies.score import claim_origins
 
     comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
     for c in ("reference", "mean", "ci_low", "ci_high", "band_low", "band_high"):
@@ -480,7 +482,7 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         source = html.escape(str(comparison["source"].iloc[0]))
         baseline = ""
         if "baseline_constant_agrees" in comparison:
-            # A trivial predictor's score on the same bands (studies.framework.add_baselines).
+            # A trivial predictor's score on the same bands (studies.judge.add_baselines).
             score = baseline_score(comparison)
             constant = score.constant
             baseline_text = f"{constant} of {score.compared}"

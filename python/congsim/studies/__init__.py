@@ -2,8 +2,9 @@
 
 A study is a sweep plan plus a reference table (CSV, under version control, each row with its
 source) and, for each reference metric, how to compute it from the sweep and how close counts
-as agreement; one module a study, the machinery in `framework`. The published numbers are data
-(`data/`): nothing in here computes or copies them.
+as agreement. One module a study; the machinery by job: `declare` (study, metric, claim,
+variant), `judge` (verdicts, baselines, claims), `score` (`scores.csv`), `run` (`reproduce`).
+The published numbers are data (`data/`): nothing in here computes or copies them.
 """
 
 from __future__ import annotations
@@ -20,14 +21,8 @@ from congsim.studies import (
     sisalem1995,
     sisalem1995_multihop,
 )
-from congsim.studies.framework import (
-    DATA,
-    Claim,
-    Metric,
-    Study,
-    StudyOutcome,
-    reproduce,
-)
+from congsim.studies.declare import DATA, Claim, Metric, Study
+from congsim.studies.run import StudyOutcome, reproduce
 
 #: Every study `congsim reproduce` knows, in the order `all` runs them.
 STUDIES: dict[str, Study] = {

@@ -3,7 +3,7 @@ on the same scenario."""
 
 from __future__ import annotations
 
-from congsim.studies.framework import Metric, Study
+from congsim.studies.declare import Metric, Study
 
 STUDY = Study(
     name="dumbbell-buffers",

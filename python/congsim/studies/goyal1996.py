@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from congsim.studies.framework import Claim, Metric, Study, Variant
+from congsim.studies.declare import Claim, Metric, Study, Variant
 
 #: The seed's words each claim checks.
 SYNERGY = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from congsim.studies.framework import Claim, Metric, Study
+from congsim.studies.declare import Claim, Metric, Study
 
 #: The seed's words the claims check (bullets of its "Observations About ABR" slide).
 DROP_POLICIES = "Drop policies improve throughput but are not critical."

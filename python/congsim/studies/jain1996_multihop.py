@@ -3,7 +3,7 @@ at different switches and one arrives late."""
 
 from __future__ import annotations
 
-from congsim.studies.framework import Claim, Metric, Study
+from congsim.studies.declare import Claim, Metric, Study
 
 #: The seed's bullet on modified ERICA (its slide "Modified ERICA").
 BETTER_FAIRNESS = "Achieves better fairness in many cases"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 
-from congsim.studies.framework import DATA, Claim, Metric, Study
+from congsim.studies.declare import DATA, Claim, Metric, Study
 
 #: The seed's words each claim checks.
 WEB_LT = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from congsim.studies.framework import Claim, Metric, Study
+from congsim.studies.declare import Claim, Metric, Study
 
 #: The seed's words the claims check (its Fig. 4 itself did not survive extraction).
 FAIR_SHARE = (

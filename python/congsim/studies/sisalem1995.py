@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from congsim.studies.framework import Claim, Metric, Study
+from congsim.studies.declare import Claim, Metric, Study
 
 #: The seed keeps only the reference list and its context sentences: the claims on drops,
 #: throughput and UNI losses are congsim's expectations of what the title promises, checked as

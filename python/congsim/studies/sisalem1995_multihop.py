@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from congsim.studies.framework import Claim, Metric, Study
+from congsim.studies.declare import Claim, Metric, Study
 
 #: The seed's words the claims check; what came before "This" (the first approach) is lost.
 LARGER_FAIRER = "This resulted in a better fairness performance and a fairness index of 0.89."

@@ -6,8 +6,9 @@ store that survives interruption.
 >>> outcome.statistics()                                       # mean, std, 95 % CI per metric
 """
 
+from congsim.sweep.dask_address import SchedulerError
 from congsim.sweep.plan import Plan, PlanError, RunSpec, load_plan, loads_plan, plan_of
-from congsim.sweep.runner import SchedulerError, SweepOutcome, run_sweep
+from congsim.sweep.runner import SweepOutcome, run_sweep
 from congsim.sweep.stats import confidence_half_width, student_t_quantile, summarize
 
 __all__ = [

@@ -30,6 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from congsim import _core
+from congsim._interrupts import HeldCtrlC
+from congsim.sweep.dask_address import SchedulerError as SchedulerError  # re-exported: its old home
+from congsim.sweep.dask_address import connect as connect_scheduler
+from congsim.sweep.dask_address import not_a_scheduler, parse_scheduler_address
 from congsim.sweep.plan import Plan, RunSpec, Value
 from congsim.sweep.stats import summarize
 
@@ -123,10 +127,6 @@ def tasks(plan: Plan, runs: list[RunSpec]) -> list[Task]:
     ]
 
 
-class SchedulerError(ConnectionError):
-    """The Dask scheduler could not be reached."""
-
-
 #: How often a worker process checks that the process that started it is still there.
 PARENT_CHECK_INTERVAL_S = 0.2
 
@@ -141,22 +141,33 @@ def _watch_parent(parent: int) -> None:
 def _worker_start(parent: int) -> None:
     """Initializer of a local worker process. Ctrl-C in a terminal reaches the whole process
     group: the coordinator alone answers it (it ends the workers), so that a worker never dies
-    half-way through reporting a result. A thread watches the parent, since a run holds the
-    worker's main thread in native code for as long as it lasts."""
+    half-way through reporting a result. The worker started with SIGINT blocked (`_local_pool`);
+    it is ignored too, for systems without signal masks. A thread watches the parent, since a
+    run holds the worker's main thread in native code for as long as it lasts."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:
     """Cancels what has not started and ends the worker processes at once: a run in native code
-    cannot be interrupted, and `shutdown(wait=True)` would wait for every one of them."""
-    # The executor has no public way to end its processes; `_processes` is stable since 3.2.
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=2)
+    cannot be interrupted, and `shutdown(wait=True)` would wait for every one of them. Then
+    waits (2 s at most) for the pool's manager thread, which cleans up once the workers are
+    gone: its objects are released here, not in that thread while this process exits (the
+    semaphores of a queue released half-way draw the resource tracker's "leaked semaphore"
+    warning). A second Ctrl-C meanwhile waits until it is done."""
+    with HeldCtrlC():
+        # The executor has no public way to end its processes; `_processes` is stable since
+        # 3.2, `_executor_manager_thread` since 3.9.
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(timeout=2)
+        if manager is not None:
+            manager.join(timeout=2)
+        del manager  # here, in this thread
 
 
 #: Hands each result to `finished` as the tasks end, in the order they end.
@@ -186,18 +197,21 @@ def _workers_skip_main_module() -> Iterator[None]:
 def _local_pool(pending: Sequence[Task], workers: int) -> Iterator[Collect]:
     # spawn, not fork: the native module may hold threads, and workers get only plain data.
     context = multiprocessing.get_context("spawn")
+    count = min(workers, len(pending))
     pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(pending)),
-        mp_context=context,
-        initializer=_worker_start,
-        initargs=(os.getpid(),),
+        max_workers=count, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),)
     )
     try:
-        # Workers start as tasks are submitted (spawn starts them on demand).
+        # Spawn starts a worker per submitted task until there are `count`, with Ctrl-C held
+        # here: they begin with SIGINT blocked, so that the Ctrl-C a terminal sends to the whole
+        # process group never reaches one, not even while it imports (it would die of it with a
+        # traceback); here, the Ctrl-C takes effect once they are started.
         with _workers_skip_main_module():
-            futures: list[Future[tuple[str, Tables | None, str | None]]] = [
-                pool.submit(execute, t) for t in pending
-            ]
+            with HeldCtrlC(children=True):
+                futures: list[Future[tuple[str, Tables | None, str | None]]] = [
+                    pool.submit(execute, t) for t in pending[:count]
+                ]
+            futures += [pool.submit(execute, t) for t in pending[count:]]
 
         def collect(finished: Finished) -> None:
             for future in as_completed(futures):
@@ -207,23 +221,26 @@ def _local_pool(pending: Sequence[Task], workers: int) -> Iterator[Collect]:
     except BaseException:
         _end_workers(pool)
         raise
-    pool.shutdown()
+    with HeldCtrlC():  # which frees the pool's queues: their finalizers unlink its semaphores
+        pool.shutdown()
 
 
 @contextmanager
 def _dask_cluster(scheduler: str | Any, pending: Sequence[Task]) -> Iterator[Collect]:
+    # A malformed address is refused first: that needs no connection, nor Dask installed.
+    address = parse_scheduler_address(scheduler) if isinstance(scheduler, str) else None
     try:
         from distributed import Client
         from distributed import as_completed as dask_completed
     except ImportError:
         raise SchedulerError("the dask executor needs the dask extra: pip install 'congsim[dask]'") from None
-    if isinstance(scheduler, str):
-        try:
-            client = Client(scheduler, timeout="10s", set_as_default=False)
-        except (OSError, TimeoutError) as e:
-            raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
-    else:
+    if address is not None:
+        # Within CONGSIM_DASK_TIMEOUT seconds (default 5); every failure is one SchedulerError line.
+        client = connect_scheduler(address)
+    elif isinstance(scheduler, Client):
         client = scheduler
+    else:
+        raise not_a_scheduler(scheduler)
     futures: list[Any] = []
     try:
         # pure=False: equal tasks are still distinct runs; the keys are ours, not Dask's.
@@ -315,6 +332,34 @@ class SweepOutcome:
         return summarize(self.results(), by, level)
 
 
+#: Worker processes a sweep may start (the command line allows the same).
+MAX_WORKERS = 4096
+
+
+def _check_arguments(
+    plan: object, out: object, workers: object, on_progress: object, scheduler: object
+) -> None:
+    """`TypeError` or `ValueError` saying what `run_sweep` expected of the argument at fault."""
+    if not isinstance(plan, Plan):
+        kind = type(plan).__name__
+        raise TypeError(f"plan must be a congsim.sweep.Plan (load_plan or plan_of), not {kind}")
+    if not isinstance(out, str | os.PathLike):
+        raise TypeError(f"out must be a folder's path, not {type(out).__name__}")
+    if str(out) == "":
+        raise ValueError("out must not be empty (the store would be the current folder)")
+    if workers is not None:
+        if isinstance(workers, bool) or not isinstance(workers, int):
+            raise TypeError(f"workers must be an int or None, not {type(workers).__name__}")
+        if not 1 <= workers <= MAX_WORKERS:
+            raise ValueError(f"workers must be 1 to {MAX_WORKERS}, not {workers}")
+    if on_progress is not None and not callable(on_progress):
+        kind = type(on_progress).__name__
+        raise TypeError(f"on_progress must be a function of (done, total, failed), not {kind}")
+    if scheduler is not None and not isinstance(scheduler, str) and not hasattr(scheduler, "map"):
+        kind = type(scheduler).__name__
+        raise TypeError(f"scheduler must be a Dask scheduler's address or a distributed.Client, not {kind}")
+
+
 def run_sweep(
     plan: Plan,
     out: str | Path,
@@ -329,6 +374,7 @@ def run_sweep(
     cluster instead; results are identical either way. `on_progress(done, total, failed)` is
     called as runs finish.
     """
+    _check_arguments(plan, out, workers, on_progress, scheduler)
     out = Path(out)
     runs_dir = out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -339,7 +385,12 @@ def run_sweep(
         "scenario": plan.scenario_source,
         "runs": [{"key": r.key, "params": r.params, "replication": r.replication} for r in runs],
     }
-    (out / "plan.json").write_text(json.dumps(snapshot, indent=1) + "\n", encoding="utf-8")
+    plan_json = out / "plan.json.tmp"
+    try:  # under a temporary name and renamed, as every file of the store
+        plan_json.write_text(json.dumps(snapshot, indent=1) + "\n", encoding="utf-8")
+        os.replace(plan_json, out / "plan.json")
+    finally:
+        plan_json.unlink(missing_ok=True)
     pending = [t for t in tasks(plan, runs) if not (runs_dir / f"{t.key}.parquet").exists()]
     done = len(runs) - len(pending)
     failures: dict[str, str] = {}
@@ -391,5 +442,8 @@ def _write_results(out: Path, runs: list[RunSpec], stored: dict[str, pa.Table]) 
     table = pa.concat_tables(parts, promote_options="default")
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), RESULTS_KEYS: keys})
     temporary = out / "results.parquet.tmp"
-    pq.write_table(table, temporary)
-    os.replace(temporary, target)
+    try:
+        pq.write_table(table, temporary)
+        os.replace(temporary, target)
+    finally:  # interrupted or failed: no half-written file left behind
+        temporary.unlink(missing_ok=True)

@@ -1,0 +1,93 @@
+"""Scoring a study: its line (and each variant's) of `scores.csv`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from congsim.studies.judge import baseline_score, scored_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from congsim.studies.run import StudyOutcome
+
+#: Columns of `scores.csv`, the line per study that `congsim reproduce all` ends with.
+SCORE_COLUMNS = [
+    "study",
+    "variant",
+    "compared",
+    "agrees",
+    "inconclusive",
+    "differs",
+    "constant_agrees",
+    "variant_agrees",
+    "informative",
+    "claims",
+    "claims_hold",
+    "claims_not_significant",
+    "claims_fail",
+    "checks",
+    "checks_hold",
+    "checks_not_significant",
+    "checks_fail",
+    "replications",
+]
+
+
+def claim_origins(claims: pd.DataFrame) -> pd.Series:
+    """Each claim's origin (`paper` or `check`); claims stored before claims had one are the
+    paper's."""
+    import pandas as pd
+
+    if "origin" in claims:
+        origins: pd.Series = claims["origin"].fillna("paper").astype(str)
+    else:
+        origins = pd.Series("paper", index=claims.index)
+    return origins
+
+
+def score_rows(outcome: StudyOutcome) -> list[dict[str, object]]:
+    """A study's lines of `scores.csv`: its default set-up's, then each variant's."""
+    rows = [_score_row(outcome.study.name, "", outcome.comparison, outcome.claims)]
+    rows += [_score_row(outcome.study.name, v.variant.name, v.comparison, v.claims) for v in outcome.variants]
+    return rows
+
+
+def _score_row(
+    study: str, variant: str, comparison: pd.DataFrame, claims: pd.DataFrame | None
+) -> dict[str, object]:
+    """One line of `scores.csv`: the verdicts on the scored reference values, the trivial
+    predictors' agreements on the same bands, the metric families where ours beat the
+    constant, and the claims."""
+    row: dict[str, object] = dict.fromkeys(SCORE_COLUMNS, "")
+    row["study"] = study
+    row["variant"] = variant
+    if not comparison.empty:
+        score = baseline_score(comparison)
+        rows = scored_rows(comparison)
+        row |= {
+            "compared": score.compared,
+            "agrees": score.ours,
+            "inconclusive": score.inconclusive,
+            "differs": int((rows["verdict"] == "differs").sum()),
+            "constant_agrees": score.constant,
+            "variant_agrees": "" if score.variant is None else score.variant,
+            "informative": " ".join(score.informative),
+            "replications": int(rows["n"].max()) if len(rows) else "",
+        }
+    if claims is not None and not claims.empty:
+        # The paper's claims (`claims*`) and congsim's own checks (`checks*`), apart.
+        for origin, prefix in (("paper", "claims"), ("check", "checks")):
+            of_origin = claims[claim_origins(claims) == origin]
+            if of_origin.empty:
+                continue
+            counts = of_origin["verdict"].value_counts()
+            row |= {
+                prefix: len(of_origin),
+                f"{prefix}_hold": int(counts.get("holds", 0)),
+                f"{prefix}_not_significant": int(counts.get("not significant", 0)),
+                f"{prefix}_fail": int(counts.get("fails", 0)),
+            }
+        if row["replications"] == "":
+            row["replications"] = int(claims["n"].max())
+    return row
