@@ -23,7 +23,7 @@ use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::cbr::CbrSource;
 use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::{Cbq, Classifier, DropTail, Priority, Red};
-use congsim_ip::{LimitSemantics, Link, LinkStats, Offer, Qdisc};
+use congsim_ip::{LimitSemantics, Link, Offer, Qdisc};
 use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -665,5 +665,34 @@ impl<'a> Simulation<'a> {
             End::Receiver => flow.receiver.on_timeout(now),
         }
         self.flush(now, f, end);
+    }
+}
+
+impl Simulation<'_> {
+    /// Every windowed counter now.
+    pub(super) fn reading(&self, now: SimTime) -> Reading {
+        let flows = (self.connections.flows.iter())
+            .map(|f| (f.sender.stats().clone(), f.receiver.stats().clone()))
+            .collect();
+        let links = (self.links.iter().zip(&self.scenario.links))
+            .map(|(link, spec)| match spec.atm {
+                Some(_) => LinkReading::default(),
+                None => LinkReading {
+                    stats: link.stats_at(now),
+                    queue_area_packet_ps: link.queue_area_at(now),
+                    classes: link.class_stats().to_vec(),
+                    flows: link.flow_counts().cloned().unwrap_or_default(),
+                },
+            })
+            .collect();
+        let cbr = (self.cbr.iter())
+            .map(|c| CbrReading {
+                packets_sent: c.next_seq,
+                packets_delivered: c.packets_delivered,
+                packets_dropped: c.packets_dropped,
+                bytes_delivered: c.bytes_delivered,
+            })
+            .collect();
+        Reading { flows, links, cbr }
     }
 }

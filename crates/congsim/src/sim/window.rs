@@ -7,7 +7,11 @@
 //! hop fusion (`forward.rs`) stop short of a boundary, so at the event that takes a reading
 //! every packet due before it has been counted and none due after (deviation D28).
 
-use super::*;
+use crate::scenario::model::Scenario;
+use congsim_core::time::SimTime;
+use congsim_core::wire::Packet;
+use congsim_core::{FlowId, LinkId};
+use congsim_ip::LinkStats;
 use congsim_ip::link::FlowCounts;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::{ReceiverStats, SenderStats};
@@ -164,34 +168,5 @@ impl Reading {
                 .map(|(c, c0)| c.since(c0))
                 .collect(),
         }
-    }
-}
-
-impl Simulation<'_> {
-    /// Every windowed counter now.
-    pub(super) fn reading(&self, now: SimTime) -> Reading {
-        let flows = (self.connections.flows.iter())
-            .map(|f| (f.sender.stats().clone(), f.receiver.stats().clone()))
-            .collect();
-        let links = (self.links.iter().zip(&self.scenario.links))
-            .map(|(link, spec)| match spec.atm {
-                Some(_) => LinkReading::default(),
-                None => LinkReading {
-                    stats: link.stats_at(now),
-                    queue_area_packet_ps: link.queue_area_at(now),
-                    classes: link.class_stats().to_vec(),
-                    flows: link.flow_counts().cloned().unwrap_or_default(),
-                },
-            })
-            .collect();
-        let cbr = (self.cbr.iter())
-            .map(|c| CbrReading {
-                packets_sent: c.next_seq,
-                packets_delivered: c.packets_delivered,
-                packets_dropped: c.packets_dropped,
-                bytes_delivered: c.bytes_delivered,
-            })
-            .collect();
-        Reading { flows, links, cbr }
     }
 }
