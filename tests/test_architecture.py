@@ -163,3 +163,41 @@ def test_no_function_is_over_150_lines():
         k: v for k, v in long.items() if k not in LONG_FUNCTIONS_ALLOWED
     }
     assert not LONG_FUNCTIONS_ALLOWED.keys() - long.keys(), "shortened: drop them from the list"
+
+
+def python_imports(path: Path, package: Path) -> set[str]:
+    """The `congsim` modules a Python file imports when it is imported: its top-level imports,
+    not those inside functions (deferred on purpose) or under `if TYPE_CHECKING:`."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("congsim")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("congsim"):
+            found.add(node.module)
+            # `from congsim.studies import goyal1996` imports the submodule.
+            found |= {
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if (package.parent / node.module.replace(".", "/") / f"{alias.name}.py").exists()
+            }
+    return found
+
+
+def test_the_python_package_has_no_import_cycle():
+    package = ROOT / "python" / "congsim"
+    files = sorted(package.rglob("*.py"))
+
+    def name(path: Path) -> str:
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    modules = {name(p) for p in files}
+    # A package's `__init__` imports its modules; a module of it importing the package by
+    # name (`from congsim.sweep import x`) reads only what `__init__` re-exports.
+    graph = {name(p): {m for m in python_imports(p, package) if m in modules and m != name(p)} for p in files}
+    for module, used in graph.items():
+        graph[module] = {m for m in used if not module.startswith(f"{m}.")}
+    assert "congsim.studies.judge" in graph["congsim.studies.run"]
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
