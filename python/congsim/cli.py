@@ -234,16 +234,6 @@ def _take_ctrl_c() -> None:
     sys.unraisablehook = unraisable
 
 
-def _write_csv(frame: pd.DataFrame, path: Path) -> None:
-    """`frame` as CSV under a temporary name, then renamed: never half a file, even interrupted."""
-    temporary = path.with_name(f"{path.name}.tmp")
-    try:
-        frame.to_csv(temporary, index=False)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
 def _print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
         click.echo(f"warning: {printable(warning)}", err=True)
@@ -397,7 +387,9 @@ def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, sche
             _fail(f"{store}: cannot write the results store: {e.strerror or e}")
     stats = outcome.statistics() if outcome.runs else None
     if stats is not None and not stats.empty:
-        _write_csv(stats, store / "statistics.csv")
+        from congsim.results import write_csv
+
+        write_csv(stats, store / "statistics.csv")
     click.echo(
         f"{len(outcome.runs)} runs ({outcome.executed} run now, {len(outcome.runs) - outcome.executed} "
         f"already stored) in {store}"
@@ -537,8 +529,10 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
         name = f"{row['study']} (variant {row['variant']})" if row["variant"] else str(row["study"])
         table.add_row(name, values, inconclusive, constant, variant, claims, checks)
     console.print(table)
+    from congsim.results import write_csv
+
     try:
-        _write_csv(scores, out / "scores.csv")
+        write_csv(scores, out / "scores.csv")
     except OSError as e:
         _fail(f"{out / 'scores.csv'}: cannot write: {e.strerror or e}")
     console.print(f"scores: {out / 'scores.csv'}")

@@ -290,3 +290,13 @@ class Results:
 
     def __repr__(self) -> str:
         return f"Results(tables={self.names})"
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """`frame` as CSV under a temporary name, then renamed: never half a file, even interrupted."""
+    temporary = path.with_name(f"{path.name}.tmp")
+    try:
+        frame.to_csv(temporary, index=False)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

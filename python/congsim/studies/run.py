@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from congsim.results import write_csv
 from congsim.studies.declare import Study, Variant
 from congsim.studies.judge import check_claims, compare
 
@@ -158,10 +159,10 @@ def _judge(
     as `comparison.csv` and `claims.csv` (the latter when the study has claims)."""
     results = sweep.results()
     comparison = compare(study, sweep.statistics(), axes, results)
-    comparison.to_csv(folder / "comparison.csv", index=False)
+    write_csv(comparison, folder / "comparison.csv")
     claims = check_claims(study, results) if study.claims else None
     if claims is not None:
-        claims.to_csv(folder / "claims.csv", index=False)
+        write_csv(claims, folder / "claims.csv")
     return comparison, claims
 
 
