@@ -70,21 +70,25 @@ std::vector<Event> g_events;
 namespace ns3
 {
 
-/// TcpCubic that counts its retransmission timeouts.
-class CountingCubic : public TcpCubic
+/// An ns-3 congestion controller that counts its retransmission timeouts (entries to
+/// CA_LOSS) and records each with the window; `Name` is its TypeId name.
+template <class Base>
+class Counting : public Base
 {
   public:
+    static const char* Name();
+
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("ns3::CongsimCountingCubic")
-                                .SetParent<TcpCubic>()
+        static TypeId tid = TypeId(Name())
+                                .template SetParent<Base>()
                                 .SetGroupName("Internet")
-                                .AddConstructor<CountingCubic>();
+                                .template AddConstructor<Counting<Base>>();
         return tid;
     }
 
-    CountingCubic() = default;
-    CountingCubic(const CountingCubic&) = default;
+    Counting() = default;
+    Counting(const Counting&) = default;
 
     void CongestionStateSet(Ptr<TcpSocketState> tcb,
                             const TcpSocketState::TcpCongState_t newState) override
@@ -95,54 +99,34 @@ class CountingCubic : public TcpCubic
             g_events.push_back({Simulator::Now().GetSeconds(), flow, "rto",
                                 double(tcb->m_cWnd.Get()) / tcb->m_segmentSize});
         }
-        TcpCubic::CongestionStateSet(tcb, newState);
+        Base::CongestionStateSet(tcb, newState);
     }
 
     Ptr<TcpCongestionOps> Fork() override
     {
-        return CopyObject<CountingCubic>(this);
+        return CopyObject<Counting<Base>>(this);
     }
 
     uint32_t rtos = 0;
     uint32_t flow = 0;
 };
 
-/// TcpNewReno that counts its retransmission timeouts.
-class CountingNewReno : public TcpNewReno
+template <>
+const char*
+Counting<TcpCubic>::Name()
 {
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::CongsimCountingNewReno")
-                                .SetParent<TcpNewReno>()
-                                .SetGroupName("Internet")
-                                .AddConstructor<CountingNewReno>();
-        return tid;
-    }
+    return "ns3::CongsimCountingCubic";
+}
 
-    CountingNewReno() = default;
-    CountingNewReno(const CountingNewReno&) = default;
+template <>
+const char*
+Counting<TcpNewReno>::Name()
+{
+    return "ns3::CongsimCountingNewReno";
+}
 
-    void CongestionStateSet(Ptr<TcpSocketState> tcb,
-                            const TcpSocketState::TcpCongState_t newState) override
-    {
-        if (newState == TcpSocketState::CA_LOSS)
-        {
-            ++rtos;
-            g_events.push_back({Simulator::Now().GetSeconds(), flow, "rto",
-                                double(tcb->m_cWnd.Get()) / tcb->m_segmentSize});
-        }
-        TcpNewReno::CongestionStateSet(tcb, newState);
-    }
-
-    Ptr<TcpCongestionOps> Fork() override
-    {
-        return CopyObject<CountingNewReno>(this);
-    }
-
-    uint32_t rtos = 0;
-    uint32_t flow = 0;
-};
+using CountingCubic = Counting<TcpCubic>;
+using CountingNewReno = Counting<TcpNewReno>;
 
 NS_OBJECT_ENSURE_REGISTERED(CountingCubic);
 NS_OBJECT_ENSURE_REGISTERED(CountingNewReno);
