@@ -1,5 +1,6 @@
 //! The ATM result tables: ports, VCs and the ATM part of the summary.
 
+use super::recorders::port_kind;
 use super::*;
 use crate::table::{Get, counters};
 
@@ -47,12 +48,6 @@ pub(super) fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenar
                 .sum(),
         ]),
     );
-}
-
-/// `"switch"` or `"host"`: whose output port an ATM link is.
-pub(super) fn port_kind(link: &ResolvedLink) -> String {
-    let host = link.atm.as_ref().is_some_and(|p| p.host_adapter);
-    (if host { "host" } else { "switch" }).to_string()
 }
 
 /// Bits per second of cells at `cells_per_s`.

@@ -42,8 +42,7 @@ impl<'a> Simulation<'a> {
             fast_tick_flows,
             early_endpoints: Vec::new(),
             in_early_delivery: false,
-            series: scenario.series_interval.map(|_| Series::default()),
-            sequence: scenario.sequence_trace.then(SequenceTrace::default),
+            recorders: Recorders::new(scenario),
             segments: Vec::new(),
             acks: Vec::new(),
             atm: scenario.links.iter().any(|l| l.atm.is_some()).then(|| {

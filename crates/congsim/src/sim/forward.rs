@@ -136,12 +136,14 @@ impl Simulation<'_> {
                     if pkt.tcp().is_none() {
                         self.cbr[self.connections.ids.cbr(pkt.flow)].packets_dropped += 1;
                     }
-                    if let (Some(trace), Some(header)) = (&mut self.sequence, pkt.tcp()) {
+                    if let Some(header) = pkt.tcp() {
                         let event = if header.is_data { "drop" } else { "ack_drop" };
-                        let sender = &self.connections.get(pkt.flow).sender;
+                        let connections = &self.connections;
                         // `at`, when the packet reached the dropping link (the trace turns hop
                         // fusion off, so that is also `now`).
-                        trace.record(at, pkt.flow, event, header, sender);
+                        (self.recorders).record_sequence(at, pkt.flow, event, header, || {
+                            &connections.get(pkt.flow).sender
+                        });
                     }
                 }
             }
@@ -251,10 +253,8 @@ impl Simulation<'_> {
             self.flush(now, f, End::Receiver);
         } else {
             self.connections.get_mut(f).sender.on_ack(now, &header);
-            if let Some(trace) = &mut self.sequence {
-                let flow = self.connections.get(f);
-                trace.record(now, f, "ack", &header, &flow.sender);
-            }
+            let connections = &self.connections;
+            (self.recorders).record_sequence(now, f, "ack", &header, || &connections.get(f).sender);
             self.flush(now, f, End::Sender);
         }
     }
@@ -330,15 +330,13 @@ impl ConnectionEnd for SenderEnd {
     }
     #[inline]
     fn trace(sim: &mut Simulation<'_>, now: SimTime, f: FlowId, seg: &Segment) {
-        if let Some(trace) = &mut sim.sequence {
-            let event = if seg.retransmission {
-                "retransmit"
-            } else {
-                "send"
-            };
-            let flow = sim.connections.get(f);
-            trace.record(now, f, event, &seg.header, &flow.sender);
-        }
+        let event = if seg.retransmission {
+            "retransmit"
+        } else {
+            "send"
+        };
+        let connections = &sim.connections;
+        (sim.recorders).record_sequence(now, f, event, &seg.header, || &connections.get(f).sender);
     }
 }
 

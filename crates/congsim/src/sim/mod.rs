@@ -9,8 +9,7 @@
 //! ACK therefore costs no heap operation.
 
 use crate::metrics::{coefficient_of_variation, jain_index, max_min_shares};
-use crate::pcap::{FlowWire, PcapWriter};
-use crate::scenario::model::{QueueDiscipline, ResolvedCapture, ResolvedLink};
+use crate::scenario::model::{QueueDiscipline, ResolvedLink};
 use crate::scenario::model::{Scenario, ScenarioWarning};
 use crate::table::{Column, Table};
 use crate::transfers::exponential_gap_s;
@@ -18,24 +17,26 @@ use congsim_atm::abr::AbrStats;
 use congsim_atm::{AtmEvent, AtmNetwork, PortConfig, PortStats, VcId, VcStats};
 use congsim_core::rng::{RngStream, StreamFactory};
 use congsim_core::time::{SimDuration, SimTime};
-use congsim_core::wire::{Packet, TcpHeader};
+use congsim_core::wire::Packet;
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::cbr::CbrSource;
 use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::{Cbq, Classifier, DropTail, Priority, Red};
 use congsim_ip::{LimitSemantics, Link, Offer, Qdisc};
-use congsim_tcp::{AckPolicy, Segment, SeqMode, TcpReceiver, TcpSender, TimerMode};
+use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 mod atm_tables;
 mod build;
 mod forward;
+mod recorders;
 mod results;
 mod routing;
 mod traffic;
 mod window;
 
+use recorders::Recorders;
 use routing::Routing;
 use window::{CbrReading, Deferred, LinkReading, Measurement, Reading};
 
@@ -82,6 +83,7 @@ enum End {
     Receiver,
 }
 
+/// One TCP connection: its two ends, their pending wake-ups and when its application starts.
 /// `repr(C)`: the fields every flush reads come first, in the cache line the sender's
 /// configuration starts in, rather than wherever the compiler would put them.
 #[repr(C)]
@@ -94,8 +96,6 @@ struct FlowState {
     receiver: TcpReceiver,
     /// When the application starts (`start` plus the drawn jitter).
     start_at: SimTime,
-    /// Payload bytes delivered at the previous series sample.
-    delivered_at_last_sample: u64,
 }
 
 impl FlowState {
@@ -114,7 +114,6 @@ impl FlowState {
             sender,
             receiver,
             start_at,
-            delivered_at_last_sample: 0,
         }
     }
 }
@@ -276,7 +275,6 @@ mod vc_ids {
     }
 }
 
-/// The TCP connection with flow id `f`: a declared flow, or a random transfer.
 /// The TCP connections: the scenario's flows, then the random transfers' in order of
 /// arrival, each found by its flow id.
 struct Connections {
@@ -287,6 +285,15 @@ struct Connections {
 }
 
 impl Connections {
+    /// Every connection with its flow id: the scenario's flows, then the transfers in order
+    /// of arrival.
+    fn iter(&self) -> impl Iterator<Item = (FlowId, &FlowState)> {
+        let flows = (self.flows.iter().enumerate()).map(|(i, f)| (FlowId(i as u32), f));
+        let transfers =
+            (self.transfers.iter().enumerate()).map(|(k, f)| (self.ids.of_transfer(k), f));
+        flows.chain(transfers)
+    }
+
     #[inline]
     fn get(&self, f: FlowId) -> &FlowState {
         match self.ids.connection(f) {
@@ -301,73 +308,6 @@ impl Connections {
             Ok(i) => &mut self.flows[i],
             Err(k) => &mut self.transfers[k],
         }
-    }
-}
-
-/// Sampled time series (opt-in).
-#[derive(Default)]
-struct Series {
-    flow_time_s: Vec<f64>,
-    flow: Vec<String>,
-    cwnd: Vec<f64>,
-    ssthresh: Vec<f64>,
-    effective_window: Vec<f64>,
-    srtt_s: Vec<f64>,
-    rttvar_s: Vec<f64>,
-    rto_s: Vec<f64>,
-    throughput_bps: Vec<f64>,
-    link_time_s: Vec<f64>,
-    link: Vec<String>,
-    queue_packets: Vec<u64>,
-    atm_time_s: Vec<f64>,
-    atm_link: Vec<String>,
-    atm_kind: Vec<String>,
-    atm_queue_cells: Vec<u64>,
-}
-
-/// The time-sequence trace, column by column.
-#[derive(Default)]
-struct SequenceTrace {
-    time_s: Vec<f64>,
-    flow: Vec<FlowId>,
-    event: Vec<&'static str>,
-    seq: Vec<u64>,
-    ack: Vec<u64>,
-    sack: Vec<String>,
-    cwnd: Vec<f64>,
-    ssthresh: Vec<f64>,
-    pipe: Vec<f64>,
-}
-
-impl SequenceTrace {
-    /// One row; `seq` and `ack` in the connection's wire units (packets or bytes).
-    fn record(
-        &mut self,
-        now: SimTime,
-        f: FlowId,
-        event: &'static str,
-        header: &TcpHeader,
-        sender: &TcpSender,
-    ) {
-        self.time_s.push(now.as_secs_f64());
-        self.flow.push(f);
-        self.event.push(event);
-        self.seq.push(header.seq);
-        self.ack.push(header.ack);
-        let unit = match sender.config().seq_mode {
-            SeqMode::Packets => 1,
-            SeqMode::Bytes => u64::from(sender.config().mss),
-        };
-        let ack_segment = header.ack.div_ceil(unit);
-        let blocks: Vec<String> = header
-            .sack
-            .ranges(ack_segment)
-            .map(|(l, r)| format!("{}-{}", l * unit, r * unit))
-            .collect();
-        self.sack.push(blocks.join(" "));
-        self.cwnd.push(sender.cwnd_segments());
-        self.ssthresh.push(sender.ssthresh_segments());
-        self.pipe.push(sender.pipe().map_or(f64::NAN, |p| p as f64));
     }
 }
 
@@ -450,8 +390,8 @@ struct Simulation<'a> {
     /// An endpoint is taking a packet early: what it sends goes into pipes as usual (no nesting,
     /// which would also reuse the segment buffers being drained).
     in_early_delivery: bool,
-    series: Option<Series>,
-    sequence: Option<SequenceTrace>,
+    /// The opt-in recordings: series and the time-sequence trace.
+    recorders: Recorders,
     segments: Vec<Segment>,
     acks: Vec<Segment>,
     /// The ATM network, when the scenario has ATM links.
@@ -537,7 +477,7 @@ impl<'a> Simulation<'a> {
             self.queue
                 .schedule(Self::at(BSD_FAST_TICK), Event::FastTick);
         }
-        if self.series.is_some() {
+        if self.recorders.is_sampling() {
             self.queue.schedule(SimTime::ZERO, Event::Sample);
         }
         let mut until_observed = OBSERVE_EVERY_EVENTS;
@@ -649,7 +589,19 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// The TCP connection with flow id `f`.
+    /// Samples the series: every declared flow, every link.
+    fn sample(&mut self, now: SimTime) {
+        let flows = (self.scenario.flows.iter().zip(&self.connections.flows))
+            .map(|(spec, flow)| (spec.name.as_str(), &flow.sender, &flow.receiver));
+        self.recorders.sample_flows(now, flows);
+        (self.recorders).sample_links(
+            now,
+            &self.scenario.links,
+            &mut self.links,
+            self.atm.as_ref(),
+        );
+    }
+
     /// A timer wake-up of one end of connection `f` (stale ones find nothing due).
     fn wake_endpoint(&mut self, now: SimTime, f: FlowId, end: End) {
         let flow = self.connections.get_mut(f);

@@ -1,10 +1,12 @@
-//! What a run reports: the measurement snapshots, time series samples, captures and every
-//! result table but the ATM ones.
+//! What a run reports: the reading at the window's close, and the result tables from the
+//! window's readings, the models' final state and the recorders (ATM tables: `atm_tables`).
 
-use super::atm_tables::{atm_ports_table, atm_vcs_table, port_kind, push_atm_summary};
+use super::atm_tables::{atm_ports_table, atm_vcs_table, push_atm_summary};
+use super::recorders::{pcap_file, tcp_events_table};
 use super::*;
+use crate::pcap::FlowWire;
 use crate::scenario::model::{ResolvedCbr, ResolvedFlow};
-use crate::table::{ColumnSpec, Get, counters, table_of};
+use crate::table::{ColumnSpec, Get, counters};
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::{ReceiverStats, SenderStats};
 
@@ -121,100 +123,14 @@ impl Simulation<'_> {
         Table::from_rows(&rows, &columns)
     }
 
-    pub(super) fn sample(&mut self, now: SimTime) {
-        let Some(series) = self.series.as_mut() else {
-            return;
-        };
-        let interval = self
-            .scenario
-            .series_interval
-            .expect("sampling is on")
-            .as_secs_f64();
-        let t = now.as_secs_f64();
-        for (flow, spec) in self.connections.flows.iter_mut().zip(&self.scenario.flows) {
-            let delivered = flow.receiver.stats().bytes_delivered;
-            let bytes = delivered - flow.delivered_at_last_sample;
-            flow.delivered_at_last_sample = delivered;
-            series.flow_time_s.push(t);
-            series.flow.push(spec.name.clone());
-            let sender = &flow.sender;
-            series.cwnd.push(sender.cwnd_segments());
-            series.ssthresh.push(sender.ssthresh_segments());
-            series
-                .effective_window
-                .push(sender.effective_window_segments());
-            // No estimate before the first RTT sample.
-            let sampled = sender.stats().rtt_samples > 0;
-            let estimate = |value: f64| if sampled { value } else { f64::NAN };
-            series.srtt_s.push(estimate(sender.srtt_secs()));
-            series.rttvar_s.push(estimate(sender.rttvar_secs()));
-            series.rto_s.push(sender.rto().as_secs_f64());
-            series.throughput_bps.push(if now == SimTime::ZERO {
-                0.0
-            } else {
-                bytes as f64 * 8.0 / interval
-            });
-        }
-        for (i, (link, spec)) in self.links.iter_mut().zip(&self.scenario.links).enumerate() {
-            // ATM links queue cells: their own series.
-            match &self.atm {
-                Some(atm) if atm.is_atm(i) => {
-                    series.atm_time_s.push(t);
-                    series.atm_link.push(spec.name.clone());
-                    series.atm_kind.push(port_kind(spec));
-                    series.atm_queue_cells.push(atm.queue_cells(i, now));
-                }
-                _ => {
-                    series.link_time_s.push(t);
-                    series.link.push(spec.name.clone());
-                    series.queue_packets.push(link.queue_len_packets(now));
-                }
-            }
-        }
-    }
-
-    /// The pcap file of `capture`: its links' transmissions before `end`, merged in time order
-    /// (ties keep the order of the links as listed).
-    pub(super) fn capture(&self, capture: &ResolvedCapture, end: SimTime) -> Vec<u8> {
-        let mut records: Vec<(SimTime, &Packet)> = capture
-            .links
-            .iter()
-            .flat_map(|l| {
-                self.links[l.index()]
-                    .captured()
-                    .iter()
-                    .map(|(t, p)| (*t, p))
-            })
-            .filter(|(t, _)| *t < end)
-            .collect();
-        records.sort_by_key(|(t, _)| *t);
-        let mut writer = PcapWriter::new(capture.headers_only);
-        for (t, p) in records {
-            // TCP packets only: declared flows and random transfers (CBR datagrams are left out).
-            if p.tcp().is_none() {
-                continue;
-            }
-            let flow = self.connections.get(p.flow);
-            let cfg = flow.sender.config();
-            let wire = FlowWire {
-                src: flow.src,
-                dst: flow.dst,
-                seq_mode: cfg.seq_mode,
-                mss: cfg.mss,
-                syn: cfg.syn,
-            };
-            writer.write(t, p, &wire);
-        }
-        writer.into_bytes()
-    }
-
-    pub(super) fn results(mut self, replication: u32) -> RunResult {
+    pub(super) fn results(self, replication: u32) -> RunResult {
         let s = self.scenario;
         let end = SimTime::ZERO + s.duration;
-        let captures: Vec<(String, Vec<u8>)> = s
-            .captures
-            .iter()
-            .map(|c| (c.file.clone(), self.capture(c, end)))
+        let captures: Vec<(String, Vec<u8>)> = (s.captures.iter())
+            .map(|c| {
+                let wire = |f| self.connections.get(f).wire();
+                (c.file.clone(), pcap_file(c, &self.links, end, wire))
+            })
             .collect();
         let window_ps = s.measure_until.as_ps() - s.measure_from.as_ps();
         let window_s = window_ps as f64 / 1e12;
@@ -249,49 +165,26 @@ impl Simulation<'_> {
         };
 
         let summary = self.summary_table(&flows, &links, &shares, replication);
-        let tcp_events = s.tcp_events.then(|| self.tcp_events_table());
-        let (flow_series, link_series, atm_series) = match self.series {
-            Some(series) => {
-                let flows = table_of!(series;
-                    F64 flow_time_s as "time_s", Str flow, F64 cwnd, F64 ssthresh,
-                    F64 throughput_bps, F64 effective_window, F64 srtt_s, F64 rttvar_s, F64 rto_s);
-                let links = table_of!(series;
-                    F64 link_time_s as "time_s", Str link, U64 queue_packets);
-                let atm = self.atm.is_some().then(|| {
-                    table_of!(series;
-                        F64 atm_time_s as "time_s", Str atm_link as "link", Str atm_kind as "kind",
-                        U64 atm_queue_cells as "queue_cells")
-                });
-                (Some(flows), Some(links), atm)
-            }
-            None => (None, None, None),
-        };
-        let sequence = self.sequence.take().map(|trace| {
-            let flow = trace.flow.iter().map(|f| flow_names[f.index()].clone());
-            let event = trace.event.iter().map(|e| e.to_string());
-            let mut t = Table::default();
-            t.push("time_s", Column::F64(trace.time_s));
-            t.push("flow", Column::Str(flow.collect()));
-            t.push("event", Column::Str(event.collect()));
-            let rest =
-                table_of!(trace; U64 seq, U64 ack, Str sack, F64 cwnd, F64 ssthresh, F64 pipe);
-            t.columns.extend(rest.columns);
-            t
+        let tcp_events = s.tcp_events.then(|| {
+            let senders = (self.connections.iter())
+                .map(|(f, connection)| (flow_names[f.index()].as_str(), &connection.sender));
+            tcp_events_table(senders)
         });
+        let recorded = self.recorders.into_tables(&flow_names);
         let flow_links = s
             .flow_monitor
             .then(|| flow_links_table(s, &window, &flow_names));
         let optional = [
-            ("flow_series", flow_series),
-            ("link_series", link_series),
+            ("flow_series", recorded.flow_series),
+            ("link_series", recorded.link_series),
             ("tcp_events", tcp_events),
-            ("sequence", sequence),
+            ("sequence", recorded.sequence),
             ("cbr", cbr),
             ("classes", classes),
             ("transfers", transfers),
             ("atm_ports", atm_ports),
             ("atm_vcs", atm_vcs),
-            ("atm_series", atm_series),
+            ("atm_series", recorded.atm_series),
             ("flow_links", flow_links),
             ("warnings", warnings_table(&self.scenario.warnings)),
         ];
@@ -385,46 +278,6 @@ impl Simulation<'_> {
         summary.push("events", Column::U64(vec![self.queue.events_processed()]));
         summary
     }
-
-    /// Every fast retransmit, timeout and end of fast recovery, with cwnd and ssthresh.
-    fn tcp_events_table(&self) -> Table {
-        let mut t = Table::default();
-        // Declared flows, then random transfers in order of arrival.
-        let connections = (self.connections.flows.iter().enumerate())
-            .chain((self.connections.ids.first_transfer()..).zip(&self.connections.transfers));
-        let events: Vec<(String, &congsim_tcp::TraceEvent)> = connections
-            .flat_map(|(i, f)| {
-                let name = self.flow_name(FlowId(i as u32));
-                f.sender.trace().iter().map(move |e| (name.clone(), e))
-            })
-            .collect();
-        t.push(
-            "time_s",
-            Column::F64(events.iter().map(|(_, e)| e.time.as_secs_f64()).collect()),
-        );
-        t.push(
-            "flow",
-            Column::Str(events.iter().map(|(n, _)| n.clone()).collect()),
-        );
-        t.push(
-            "event",
-            Column::Str(
-                events
-                    .iter()
-                    .map(|(_, e)| e.kind.name().to_string())
-                    .collect(),
-            ),
-        );
-        t.push(
-            "cwnd",
-            Column::F64(events.iter().map(|(_, e)| e.cwnd).collect()),
-        );
-        t.push(
-            "ssthresh",
-            Column::F64(events.iter().map(|(_, e)| e.ssthresh).collect()),
-        );
-        t
-    }
 }
 
 /// The scenario's warnings, one row each (`None` when there are none).
@@ -443,6 +296,18 @@ pub(super) fn warnings_table(warnings: &[ScenarioWarning]) -> Option<Table> {
 }
 
 impl FlowState {
+    /// How the connection's packets look on the wire (packet captures).
+    fn wire(&self) -> FlowWire {
+        let config = self.sender.config();
+        FlowWire {
+            src: self.src,
+            dst: self.dst,
+            seq_mode: config.seq_mode,
+            mss: config.mss,
+            syn: config.syn,
+        }
+    }
+
     /// Seconds from the application's start to its last byte acknowledged (NaN if it has not
     /// completed).
     fn completion_time_s(&self) -> f64 {
