@@ -651,7 +651,7 @@ FIELDS: FieldTable = [
     ("ip", "links[0].from", REF_SHORT, {}, ()),
     ("ip", "links[0].to", REF_SHORT, {}, ()),
     ("red", "links[1].queue.min_th", [*FLOAT_SHORT, (Raw("-5"), R)], {}, ("links[1].queue.", "min_th")),
-    ("red", "links[1].queue.max_th", [*FLOAT_SHORT, (Raw("4"), R), (Raw("5"), R)], {"inf": W}, ()),
+    ("red", "links[1].queue.max_th", [*FLOAT_SHORT, (Raw("4"), R)], {"inf": W}, ()),
     (
         "red",
         "links[1].queue.w_q",

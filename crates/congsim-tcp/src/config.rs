@@ -6,15 +6,48 @@
 
 use congsim_core::time::SimDuration;
 
-/// Which congestion controller a sender runs (`crate::congestion`; scenario
-/// `tcp.congestion_control`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CongestionControl {
-    /// The profile's own additive increase, multiplicative decrease: the seeds' TCPs.
-    #[default]
-    Aimd,
-    /// CUBIC, RFC 9438.
-    Cubic,
+macro_rules! declare_names {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal in $module:ident :: $state:ident,)+) => {
+        /// Which congestion controller a sender runs (`crate::congestion`; scenario
+        /// `tcp.congestion_control`), generated from the one list in `congestion::catalog`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum CongestionControl {
+            $($(#[doc = $doc])* $variant,)+
+        }
+
+        impl CongestionControl {
+            /// Every controller, in the list's order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// The name a scenario file uses.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
+
+            /// The list's doc comment, on one line.
+            pub fn description(self) -> String {
+                match self {
+                    $(Self::$variant => [$($doc),*].map(str::trim).join(" "),)+
+                }
+            }
+
+            /// The controller a scenario file names, if any.
+            pub fn from_name(name: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|c| c.name() == name)
+            }
+        }
+    };
+}
+
+crate::congestion::catalog::controllers!(declare_names);
+
+/// The first of the list: the profiles' own rule.
+impl Default for CongestionControl {
+    fn default() -> Self {
+        Self::ALL[0]
+    }
 }
 
 /// Sequence-number model (spec §1).
@@ -225,6 +258,10 @@ pub enum CongestionEcho {
     /// BCN: ECE on the ACK of each CE segment only (with delayed ACKs, of either held one),
     /// so that a sender reacting per marked ACK reacts once per marked packet (deviation D12).
     PerPacket,
+    /// DCTCP (RFC 8257 §3.2): ECE on every ACK while the last data packet carried CE, and a
+    /// held delayed ACK sent at once, with the state before, when the CE state changes; CWR
+    /// is ignored.
+    Dctcp,
 }
 
 /// Everything a receiver needs.

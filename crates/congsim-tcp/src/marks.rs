@@ -4,9 +4,10 @@
 //! again (`SenderCore::ecn_cut_this_window`).
 
 use crate::config::{BcnReaction, MarkResponse};
-use crate::congestion::{CongestionOps, CutBase};
+use crate::congestion::{Cause, CutBase};
 use crate::sender_core::{CwndAction, SenderCore};
 use crate::stats::TraceKind;
+use crate::window::{AfterCut, WindowChange};
 use congsim_core::time::SimTime;
 
 /// What answering marks remembers between ACKs.
@@ -51,7 +52,7 @@ impl MarkResponder {
                 s.last_cwnd_action = CwndAction::Ecn;
                 // At a window of one segment the cut cannot shrink it: back the timer off
                 // instead (ns-2 `ecn_backoff_`: from the second such response on; deviation D9).
-                if s.window.cwnd_segments() <= 1.0 {
+                if s.window().cwnd_segments() <= 1.0 {
                     if self.ecn_backoff {
                         s.rtt.back_off();
                     }
@@ -59,12 +60,8 @@ impl MarkResponder {
                 } else {
                     self.ecn_backoff = false;
                 }
-                s.stats.cwnd_cuts += 1;
-                let rwnd = s.rwnd;
-                let cut = s
-                    .controller
-                    .on_congestion(&mut s.window, now, CutBase::Window { rwnd });
-                s.window.cwnd_after_cut(cut);
+                let base = CutBase::Window { rwnd: s.rwnd };
+                s.cut(now, Cause::Ecn, base, AfterCut::Reduced);
                 s.stats.ecn_responses += 1;
                 s.cwr_pending = true;
                 s.record(now, TraceKind::EcnResponse);
@@ -81,7 +78,7 @@ impl MarkResponder {
                     self.bcn_recover = s.maxseq();
                 }
                 s.stats.cwnd_cuts += 1;
-                s.window.scale_down(decrease_factor);
+                s.change_window(WindowChange::ScaleDown(decrease_factor));
                 s.stats.bcn_responses += 1;
                 s.cwr_pending = true;
                 s.record(now, TraceKind::BcnResponse);
@@ -109,8 +106,10 @@ impl MarkResponder {
             self.clean_round_trips + 1
         };
         if self.clean_round_trips == 2 {
-            if !s.window.in_slow_start() {
-                s.window.set_cwnd_segments(s.window.cwnd_segments() + 1.0);
+            let window = s.window();
+            if !window.in_slow_start() {
+                let one_more = window.cwnd_for_segments(window.cwnd_segments() + 1.0);
+                s.change_window(WindowChange::Cwnd(one_more));
             }
             self.clean_round_trips = 0;
         }

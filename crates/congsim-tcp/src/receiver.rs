@@ -129,6 +129,17 @@ impl TcpReceiver {
                 }
             }
             CongestionEcho::PerPacket => self.ecn_echo_pending |= congestion_experienced,
+            CongestionEcho::Dctcp => {
+                //= RFC 8257 §3.2: if the CE codepoint is set and DCTCP.CE is false, send an
+                //= immediate ACK with ECE = 0 for the packets that arrived before (and the
+                //= reverse when it clears)
+                if congestion_experienced != self.ecn_echo_pending {
+                    if self.ack_held {
+                        self.send_ack_now(None);
+                    }
+                    self.ecn_echo_pending = congestion_experienced;
+                }
+            }
         }
         let seg = self.segment_index(seg_hdr.seq);
         // Out-of-order segments are all above rcv_next: the in-order case needs no lookup.
@@ -482,5 +493,48 @@ mod tests {
         assert!(ece(&mut bcn, 0, true, false));
         assert!(!ece(&mut bcn, 1, false, false));
         assert!(ece(&mut bcn, 2, true, false));
+    }
+
+    #[test]
+    fn dctcp_echoes_each_ce_state_and_flushes_a_held_ack_when_it_changes() {
+        let mut r = TcpReceiver::new(ReceiverConfig {
+            echo: CongestionEcho::Dctcp,
+            ack_policy: AckPolicy::DelayedNs2 {
+                interval: SimDuration::from_millis(100),
+            },
+            ..Profile::Ns2_2000.receiver(Variant::Reno)
+        });
+        // Each arrival: (sequence, CE); what it makes the receiver send: (ACK, ECE) pairs.
+        let arrive = |r: &mut TcpReceiver, seq: u64, ce: bool, cwr: bool| {
+            let mut h = TcpHeader::data(seq, 1000);
+            h.flags.cwr = cwr;
+            r.on_data(SimTime::ZERO, &h, ce);
+            let mut out = Vec::new();
+            r.drain_transmit(&mut out);
+            out.iter()
+                .map(|s| (s.header.ack, s.header.flags.ece))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            arrive(&mut r, 0, false, false),
+            [],
+            "held (every second packet)"
+        );
+        assert_eq!(arrive(&mut r, 1, false, false), [(2, false)]);
+        assert_eq!(arrive(&mut r, 2, false, false), []);
+        // CE arrives with an ACK held: the held one goes out unmarked, the new one is held.
+        assert_eq!(arrive(&mut r, 3, true, false), [(3, false)]);
+        assert_eq!(
+            arrive(&mut r, 4, true, false),
+            [(5, true)],
+            "both CE packets echoed"
+        );
+        assert_eq!(arrive(&mut r, 5, true, false), []);
+        // CE clears with one held: it goes out marked, and the echo stops.
+        assert_eq!(arrive(&mut r, 6, false, false), [(6, true)]);
+        assert_eq!(arrive(&mut r, 7, false, false), [(8, false)]);
+        // CWR changes nothing.
+        assert_eq!(arrive(&mut r, 8, true, true), [], "nothing held to flush");
+        assert_eq!(arrive(&mut r, 9, true, false), [(10, true)]);
     }
 }

@@ -4,6 +4,7 @@
 //! event between them: ACK classification, timer expiry, the send loop.
 
 use crate::config::{MarkResponse, SenderConfig, SeqMode, TimerMode};
+use crate::congestion::Controller;
 use crate::marks::MarkResponder;
 use crate::recovery::Recovery;
 use crate::segment::Segment;
@@ -35,10 +36,10 @@ impl TcpSender {
         &self.core.stats
     }
     pub fn cwnd_segments(&self) -> f64 {
-        self.core.window.cwnd_segments()
+        self.core.window().cwnd_segments()
     }
     pub fn ssthresh_segments(&self) -> f64 {
-        self.core.window.ssthresh_segments()
+        self.core.window().ssthresh_segments()
     }
     pub fn rto(&self) -> SimDuration {
         self.core.rtt.rto()
@@ -56,7 +57,7 @@ impl TcpSender {
             SeqMode::Packets => self.core.rwnd as f64,
             SeqMode::Bytes => self.core.rwnd as f64 / f64::from(self.core.cfg.mss),
         };
-        self.core.window.cwnd_segments().min(rwnd_segments)
+        self.core.window().cwnd_segments().min(rwnd_segments)
     }
     pub fn in_fast_recovery(&self) -> bool {
         self.core.in_recovery()
@@ -70,6 +71,11 @@ impl TcpSender {
     pub fn pipe(&self) -> Option<i64> {
         self.recovery.pipe(&self.core)
     }
+    /// The congestion controller and its state (for the estimates it reports).
+    pub fn controller(&self) -> &Controller {
+        &self.core.controller
+    }
+
     /// Starts recording congestion events.
     pub fn enable_trace(&mut self) {
         self.core.trace.get_or_insert_with(Vec::new);
@@ -163,6 +169,7 @@ impl TcpSender {
             _ => false,
         };
         let ack_seg = s.ack_to_segments(ack.ack).min(s.snd_max);
+        s.ece_on_this_ack = ack.flags.ece;
         // An ACK echoing a mark does not open the window (ns-2 recv_newack_helper; ABR's
         // "no increase" on CI).
         s.echo_on_this_ack = ack.flags.ece && s.cfg.mark_response != MarkResponse::Off;
@@ -176,12 +183,16 @@ impl TcpSender {
             Recovery::Sack(sack) => {
                 let duplicate = ack_seg == s.snd_una && s.is_duplicate(window_changed);
                 sack.on_ack(s, now, ack_seg, &ack.sack, duplicate);
+                s.tell_controller(now, false);
                 return;
             }
             Recovery::Dupack(recovery) => recovery,
         };
         if ack_seg > s.snd_una {
-            if !recovery.on_partial_ack(s, now, ack_seg) {
+            if recovery.on_partial_ack(s, now, ack_seg) {
+                // The recovery holds the window; the controller still sees the ACK.
+                s.tell_controller(now, false);
+            } else {
                 recovery.on_new_ack(s);
                 s.new_ack(now, ack_seg, true);
             }

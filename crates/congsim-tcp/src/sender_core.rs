@@ -7,11 +7,13 @@
 //! numbers (packet mode) or byte numbers (byte mode, segment `i` starting at byte `i · MSS`).
 
 use crate::config::{BcnReaction, MarkResponse, SenderConfig, SeqMode, TimerMode};
-use crate::congestion::{CongestionOps, Controller, CutBase};
+use crate::congestion::{
+    AckSample, Cause, CongestionEvent, CongestionOps, Controller, CutBase, SentSegment,
+};
 use crate::rtt::RttEstimator;
 use crate::segment::Segment;
 use crate::stats::{SenderStats, TraceEvent, TraceKind};
-use crate::window::CongestionWindow;
+use crate::window::{AfterCut, CongestionWindow, WindowChange};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::{SackBlocks, TcpFlags, TcpHeader};
 
@@ -62,9 +64,17 @@ pub(crate) enum SendCause {
 
 pub(crate) struct SenderCore {
     pub(crate) cfg: SenderConfig,
-    pub(crate) window: CongestionWindow,
+    /// Written only by [`Self::change_window`].
+    window: CongestionWindow,
     /// How the window grows and how far a congestion event cuts it.
     pub(crate) controller: Controller,
+    /// `snd_una` as the controller last heard of it (`Self::tell_controller`).
+    told_controller_to: u64,
+    /// The ACK being processed carries ECN-Echo.
+    pub(crate) ece_on_this_ack: bool,
+    /// The round trip the ACK being processed measured, and the smallest so far.
+    rtt_sample: Option<SimDuration>,
+    min_rtt: Option<SimDuration>,
     pub(crate) rtt: RttEstimator,
     /// First unacknowledged segment.
     pub(crate) snd_una: u64,
@@ -126,6 +136,10 @@ impl SenderCore {
             rwnd: cfg.rwnd,
             window,
             controller: Controller::new(cfg.congestion_control),
+            told_controller_to: 0,
+            ece_on_this_ack: false,
+            rtt_sample: None,
+            min_rtt: None,
             rtt,
             snd_una: 0,
             snd_nxt: 0,
@@ -316,6 +330,12 @@ impl SenderCore {
         };
         let nothing_outstanding = self.snd_una == self.snd_max;
         let is_retransmission = seg < self.snd_max;
+        self.controller.on_sent(&SentSegment {
+            now,
+            segment: seg,
+            payload_bytes: payload,
+            retransmission: is_retransmission,
+        });
         self.stats.data_pkts_sent += 1;
         self.stats.data_bytes_sent += u64::from(payload);
         self.stats.cwnd_sum_at_sends += self.window.cwnd_segments();
@@ -474,6 +494,8 @@ impl SenderCore {
         self.rtt.sample(ticks);
         self.rtt_active = false;
         self.rtt_ticks = 0;
+        self.rtt_sample = Some(exact);
+        self.min_rtt = Some(self.min_rtt.map_or(exact, |min| min.min(exact)));
         let s = exact.as_secs_f64();
         let st = &mut self.stats;
         st.rtt_samples += 1;
@@ -484,13 +506,32 @@ impl SenderCore {
         st.rtt_quantised_sum_s += ticks as f64 * self.cfg.tick.as_secs_f64();
     }
 
-    // ---- window cuts ------------------------------------------------------------------------
+    // ---- the window -------------------------------------------------------------------------
 
-    /// `ssthresh` from `min(cwnd, rwnd)` cut by the controller (spec §3.4: halved), or with
-    /// `ssthresh_from_flight` from the FlightSize (RFC 5681 (4), Limited Transmit segments
-    /// excluded); returns the cut window as [`CongestionWindow::halve`] does.
-    pub(crate) fn cut_window(&mut self, now: SimTime) -> f64 {
+    pub(crate) fn window(&self) -> &CongestionWindow {
+        &self.window
+    }
+
+    /// Every change of cwnd and ssthresh, whoever decided it (the controller, the loss
+    /// recovery, the mark response), is applied here.
+    #[inline]
+    pub(crate) fn change_window(&mut self, change: WindowChange) {
+        self.window.apply(change);
+    }
+
+    /// A congestion event of `cause`, cut from `base`: the controller sizes the cut and `after`
+    /// says what cwnd becomes.
+    pub(crate) fn cut(&mut self, now: SimTime, cause: Cause, base: CutBase, after: AfterCut) {
         self.stats.cwnd_cuts += 1;
+        let event = CongestionEvent { now, cause, base };
+        let cut = self.controller.on_congestion(&self.window, &event);
+        self.change_window(WindowChange::Cut(cut, after));
+    }
+
+    /// A cut from the base the profile uses (spec §3.4): `min(cwnd, rwnd)`, or with
+    /// `ssthresh_from_flight` the FlightSize (RFC 5681 (4), Limited Transmit segments
+    /// excluded).
+    pub(crate) fn cut_window(&mut self, now: SimTime, cause: Cause, after: AfterCut) {
         let base = if self.cfg.ssthresh_from_flight {
             CutBase::Flight {
                 segments: self.flight_size(),
@@ -498,7 +539,47 @@ impl SenderCore {
         } else {
             CutBase::Window { rwnd: self.rwnd }
         };
-        self.controller.on_congestion(&mut self.window, now, base)
+        self.cut(now, cause, base, after);
+    }
+
+    /// Payload bytes of segments `from..to`: full segments, but for the ns-2 opening packet
+    /// and the short last segment of a byte-mode transfer.
+    fn payload_between(&self, from: u64, to: u64) -> u64 {
+        match to - from {
+            0 => 0,
+            1 => u64::from(self.payload_of(from)),
+            n => {
+                (n - 2) * u64::from(self.cfg.mss)
+                    + u64::from(self.payload_of(from))
+                    + u64::from(self.payload_of(to - 1))
+            }
+        }
+    }
+
+    /// The controller sees the segments acknowledged since it last heard (nothing if none)
+    /// and its decision is applied. `window_may_open` is false where the loss recovery holds
+    /// the window, or where the ACK echoes a mark the sender answers.
+    pub(crate) fn tell_controller(&mut self, now: SimTime, window_may_open: bool) {
+        let acked_from = self.told_controller_to;
+        if self.snd_una <= acked_from {
+            return;
+        }
+        self.told_controller_to = self.snd_una;
+        let sample = AckSample {
+            now,
+            segments_acked: self.snd_una - acked_from,
+            bytes_acked: self.payload_between(acked_from, self.snd_una),
+            ece: self.ece_on_this_ack,
+            rtt: self.rtt_sample.take(),
+            min_rtt: self.min_rtt,
+            delivered_segments: self.snd_una,
+            in_flight_segments: self.snd_max - self.snd_una,
+            app_limited: self.snd_max >= self.end,
+            window_may_open: window_may_open && !self.echo_on_this_ack,
+        };
+        if let Some(cwnd) = self.controller.on_ack(&self.window, &sample) {
+            self.change_window(WindowChange::Cwnd(cwnd));
+        }
     }
 
     /// Segments outstanding, without those Limited Transmit sent.
@@ -551,13 +632,10 @@ impl SenderCore {
                 ..
             }
         ) && !self.window.in_slow_start();
-        if grow && !self.echo_on_this_ack && !held {
-            let min_rtt_s = self.stats.rtt_min_s;
-            self.controller.on_ack(&mut self.window, now, min_rtt_s);
-        }
+        self.tell_controller(now, grow && !held);
         if self.cfg.syn && ack_seg == 1 {
             //= ns-2 delay_growth_: the initial window applies once the opening packet is ACKed
-            self.window.set_segments(f64::from(self.cfg.initial_window));
+            self.change_window(WindowChange::Segments(f64::from(self.cfg.initial_window)));
         }
         if self.awaiting_recovery_exit && !self.in_recovery() {
             self.record(now, TraceKind::RecoveryExit);
@@ -591,19 +669,17 @@ impl SenderCore {
         let restart_only = nothing_outstanding && self.cfg.restart_bugfix;
         if restart_only {
             self.stats.cwnd_cuts += 1;
-            self.window.set_segments(1.0);
+            self.change_window(WindowChange::Segments(1.0));
             self.last_cwnd_action = CwndAction::Timeout;
         } else if self.ecn_cut_this_window() {
             //= ns-2 timeout(): in recovery from a recent ECN, don't cut down ssthresh_
             self.recover = self.maxseq();
             self.stats.cwnd_cuts += 1;
-            self.window.set_segments(1.0);
+            self.change_window(WindowChange::Segments(1.0));
         } else {
             *cause(&mut self.stats) += 1;
             self.recover = self.maxseq();
-            self.cut_window(now);
-            self.controller.on_timeout();
-            self.window.set_segments(1.0);
+            self.cut_window(now, Cause::Timeout, AfterCut::OneSegment);
             self.stats.timeouts += 1;
             self.last_cwnd_action = CwndAction::Timeout;
         }

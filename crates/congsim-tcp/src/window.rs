@@ -5,6 +5,86 @@
 
 use crate::config::{SenderConfig, SeqMode};
 
+/// A window size in the sender's own unit: packets (ns-2's fractional cwnd) or bytes (BSD).
+/// Only a [`CongestionWindow`] makes one, so a size always matches the window it is given to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowSize(Size);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Size {
+    Packets(f64),
+    Bytes(u64),
+}
+
+impl WindowSize {
+    /// The size in segments (`mss` bytes each in byte mode).
+    pub fn segments(self, mss: u32) -> f64 {
+        match self.0 {
+            Size::Packets(v) => v,
+            Size::Bytes(v) => v as f64 / f64::from(mss),
+        }
+    }
+}
+
+/// A controller's answer to a congestion event: the new ssthresh and the reduced window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cut {
+    pub ssthresh: WindowSize,
+    /// The reduced window, which the loss recovery installs or not ([`AfterCut`]).
+    pub cwnd: WindowSize,
+}
+
+impl Cut {
+    fn packets(ssthresh: u64, cwnd: f64) -> Self {
+        Self {
+            ssthresh: WindowSize(Size::Packets(ssthresh as f64)),
+            cwnd: WindowSize(Size::Packets(cwnd)),
+        }
+    }
+
+    /// In byte mode the reduced window is ssthresh.
+    fn bytes(ssthresh: u64) -> Self {
+        Self {
+            ssthresh: WindowSize(Size::Bytes(ssthresh)),
+            cwnd: WindowSize(Size::Bytes(ssthresh)),
+        }
+    }
+}
+
+/// What cwnd becomes when a cut is applied: the caller's choice (the loss recovery's, or the
+/// mark response's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterCut {
+    /// The cut's reduced window (spec §3.4: Reno, ECN).
+    Reduced,
+    /// ssthresh (RFC 6675 (4.2)).
+    Ssthresh,
+    /// One segment (Tahoe, a timeout).
+    OneSegment,
+}
+
+/// A change of cwnd and ssthresh: every one the sender makes is one of these.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WindowChange {
+    /// cwnd to a size a controller chose (growth on an ACK).
+    Cwnd(WindowSize),
+    /// A congestion controller's cut.
+    Cut(Cut, AfterCut),
+    /// cwnd to `n` segments, at least one (deviation D3).
+    Segments(f64),
+    /// cwnd to ssthresh plus `n` segments (BSD Reno inflation and deflation).
+    SsthreshPlus(u64),
+    /// `n` segments added to cwnd (Reno's inflation by the duplicates that triggered the
+    /// fast retransmit).
+    AddSegments(u64),
+    /// One segment more (BSD Reno, per further duplicate ACK).
+    InflateOne,
+    /// RFC 6582 partial ACK: deflated by the segments acknowledged, one added back.
+    DeflatePartial(u64),
+    /// BCN-TCP's decrease by a factor.
+    ScaleDown(f64),
+}
+
 /// The window state: packets (ns-2) or bytes (BSD).
 #[derive(Clone, Debug)]
 pub enum CongestionWindow {
@@ -53,9 +133,34 @@ impl CongestionWindow {
         }
     }
 
-    /// One increment per new ACK (no byte counting): slow start or congestion avoidance.
-    pub fn grow(&mut self) {
-        match self {
+    /// Applies a change of the window. The sender core is the only caller (every write of
+    /// cwnd and ssthresh goes through `SenderCore::change_window`), so a trace of every change
+    /// needs one hook.
+    pub(crate) fn apply(&mut self, change: WindowChange) {
+        match change {
+            WindowChange::Cwnd(size) => self.set_cwnd(size),
+            WindowChange::Cut(cut, after) => self.apply_cut(cut, after),
+            WindowChange::Segments(n) => self.set_segments(n),
+            WindowChange::SsthreshPlus(extra) => self.set_ssthresh_plus(extra),
+            WindowChange::AddSegments(n) => self.add_segments(n),
+            WindowChange::InflateOne => self.inflate_one(),
+            WindowChange::DeflatePartial(acked) => self.deflate_partial(acked),
+            WindowChange::ScaleDown(factor) => self.scale_down(factor),
+        }
+    }
+
+    fn set_cwnd(&mut self, size: WindowSize) {
+        match (self, size.0) {
+            (Self::Packets { cwnd, .. }, Size::Packets(v)) => *cwnd = v,
+            (Self::Bytes { cwnd, .. }, Size::Bytes(v)) => *cwnd = v,
+            (window, size) => unreachable!("{size:?} given to {window:?}"),
+        }
+    }
+
+    /// cwnd after one increment per new ACK (no byte counting): slow start or congestion
+    /// avoidance.
+    pub fn grown(&self) -> WindowSize {
+        match *self {
             Self::Packets {
                 cwnd,
                 ssthresh,
@@ -63,14 +168,15 @@ impl CongestionWindow {
                 ..
             } => {
                 //= ns-2 opencwnd(): slow start while cwnd_ < ssthresh_, else += 1/cwnd_
-                if *cwnd < *ssthresh as f64 {
-                    *cwnd += 1.0;
+                let mut next = if cwnd < ssthresh as f64 {
+                    cwnd + 1.0
                 } else {
-                    *cwnd += 1.0 / *cwnd;
+                    cwnd + 1.0 / cwnd
+                };
+                if max_cwnd > 0 && (next as u64) > max_cwnd {
+                    next = max_cwnd as f64;
                 }
-                if *max_cwnd > 0 && (*cwnd as u64) > *max_cwnd {
-                    *cwnd = *max_cwnd as f64;
-                }
+                WindowSize(Size::Packets(next))
             }
             Self::Bytes {
                 cwnd,
@@ -80,56 +186,47 @@ impl CongestionWindow {
                 reno_ca_extra,
             } => {
                 //= 4.4BSD tcp_input: incr = maxseg; if (cw > ssthresh) incr = incr*incr/cw
-                let mut incr = *mss;
-                if *cwnd > *ssthresh {
-                    incr = *mss * *mss / *cwnd;
-                    if *reno_ca_extra {
-                        incr += *mss / 8;
+                let mut incr = mss;
+                if cwnd > ssthresh {
+                    incr = mss * mss / cwnd;
+                    if reno_ca_extra {
+                        incr += mss / 8;
                     }
                 }
-                *cwnd = (*cwnd + incr).min(*max_window);
+                WindowSize(Size::Bytes((cwnd + incr).min(max_window)))
             }
         }
     }
 
-    /// Sets `ssthresh` from half of `min(cwnd, rwnd)` (spec §3.4) and returns the halved window
-    /// in the window's own unit, for the variants that also halve `cwnd`.
+    /// The cut of spec §3.4: `ssthresh` half of `min(cwnd, rwnd)`, and the halved window
+    /// (packet mode, fractional with `precise_halving`; byte mode, ssthresh).
     ///
     /// `rwnd` is in packets (packet mode) or bytes (byte mode).
-    pub fn halve(&mut self, rwnd: u64) -> f64 {
-        match self {
+    pub fn halved(&self, rwnd: u64) -> Cut {
+        match *self {
             Self::Packets {
                 cwnd,
-                ssthresh,
                 precise_halving,
                 ..
             } => {
-                let half = if *precise_halving {
+                let half = if precise_halving {
                     cwnd.min(rwnd as f64) / 2.0
                 } else {
                     //= ns-2 slowdown(): halfwin = int(window() / 2)
-                    (((*cwnd as u64).min(rwnd)) / 2) as f64
+                    (((cwnd as u64).min(rwnd)) / 2) as f64
                 };
-                *ssthresh = (half as u64).max(2);
-                half
+                Cut::packets((half as u64).max(2), half)
             }
-            Self::Bytes {
-                cwnd,
-                ssthresh,
-                mss,
-                ..
-            } => {
+            Self::Bytes { cwnd, mss, .. } => {
                 //= 4.4BSD: win = min(snd_wnd, snd_cwnd) / 2 / maxseg; if (win < 2) win = 2
-                let segments = ((*cwnd).min(rwnd) / 2 / *mss).max(2);
-                *ssthresh = segments * *mss;
-                *ssthresh as f64
+                let segments = (cwnd.min(rwnd) / 2 / mss).max(2);
+                Cut::bytes(segments * mss)
             }
         }
     }
 
     /// RFC 5681 (4): `ssthresh = max(FlightSize / 2, 2 · SMSS)`, the flight given in segments,
-    /// but from no more than cwnd. Returns what [`Self::halve`] returns (packets: the halved
-    /// window; bytes: ssthresh).
+    /// but from no more than cwnd; the reduced window is ssthresh.
     ///
     /// The FlightSize counts every segment not cumulatively acknowledged: under SACK those the
     /// receiver holds, and after a recovery with window inflation (RFC 5681, RFC 6582) what was
@@ -137,63 +234,75 @@ impl CongestionWindow {
     /// then raise cwnd (issue #29: a NewReno flow of the fat-tree example went from 30 segments
     /// to 69 at a fast retransmit). RFC 5681 asks for an ssthresh "no more than" (4), so the cut
     /// is from `min(FlightSize, cwnd)` (deviation D33).
-    pub fn halve_flight(&mut self, flight_segments: u64) -> f64 {
-        match self {
-            Self::Packets { cwnd, ssthresh, .. } => {
-                let base = flight_segments.min(*cwnd as u64);
-                *ssthresh = (base / 2).max(2);
-                *ssthresh as f64
+    pub fn halved_flight(&self, flight_segments: u64) -> Cut {
+        match *self {
+            Self::Packets { cwnd, .. } => {
+                let ssthresh = (flight_segments.min(cwnd as u64) / 2).max(2);
+                Cut::packets(ssthresh, ssthresh as f64)
             }
-            Self::Bytes {
-                cwnd,
-                ssthresh,
-                mss,
-                ..
-            } => {
-                let base = (flight_segments * *mss).min(*cwnd);
-                *ssthresh = (base / 2).max(2 * *mss);
-                *ssthresh as f64
+            Self::Bytes { cwnd, mss, .. } => {
+                let base = (flight_segments * mss).min(cwnd);
+                Cut::bytes((base / 2).max(2 * mss))
             }
         }
     }
 
-    /// After a cut that returned `cut` (as [`Self::halve`] returns it): `cwnd` to the cut
-    /// window, at least one segment (packet mode), or to `ssthresh` (byte mode).
-    ///
-    /// A cut never raises cwnd: the new value is at most `cwnd` before it, except where the
-    /// floor every cut keeps (ssthresh at least two segments, RFC 5681 (4), RFC 9438 §4.6)
-    /// lies above a smaller window. A cut from `min(cwnd, rwnd)` is below `cwnd` anyway; a
-    /// cut from the FlightSize need not be, since under SACK the FlightSize still counts
-    /// segments the receiver holds (spec §4.4.2; issue #29).
-    pub fn cwnd_after_cut(&mut self, cut: f64) {
-        match self {
-            Self::Packets { cwnd, .. } => *cwnd = cut.min(cwnd.max(2.0)).max(1.0),
-            Self::Bytes {
-                cwnd,
-                ssthresh,
-                mss,
-                ..
-            } => *cwnd = (*ssthresh).min((*cwnd).max(2 * *mss)),
+    /// A multiplicative decrease by `factor` of `base_segments`: `ssthresh` the reduced window
+    /// in whole segments, at least 2; the reduced window itself (packet mode, fractional; byte
+    /// mode, ssthresh).
+    pub fn reduced(&self, base_segments: f64, factor: f64) -> Cut {
+        let reduced = base_segments * factor;
+        match *self {
+            Self::Packets { .. } => Cut::packets((reduced as u64).max(2), reduced),
+            Self::Bytes { mss, .. } => Cut::bytes((reduced as u64).max(2) * mss),
         }
     }
 
-    /// After a cut: `cwnd = ssthresh` (RFC 5681 (4) with RFC 6675 (4.2): "ssthresh = cwnd =
-    /// FlightSize / 2"), never above `cwnd` before the cut, as [`Self::cwnd_after_cut`].
-    pub fn cwnd_to_ssthresh_after_cut(&mut self) {
-        match self {
-            Self::Packets { cwnd, ssthresh, .. } => *cwnd = (*ssthresh as f64).min(cwnd.max(2.0)),
-            Self::Bytes {
-                cwnd,
-                ssthresh,
-                mss,
-                ..
-            } => *cwnd = (*ssthresh).min((*cwnd).max(2 * *mss)),
+    /// Sets ssthresh and cwnd from a cut. A cut never raises cwnd: the new value is at most
+    /// `cwnd` before it, except where the floor every cut keeps (ssthresh at least two
+    /// segments, RFC 5681 (4), RFC 9438 §4.6) lies above a smaller window. A cut from
+    /// `min(cwnd, rwnd)` is below `cwnd` anyway; a cut from the FlightSize need not be, since
+    /// under SACK the FlightSize still counts segments the receiver holds (spec §4.4.2; issue
+    /// #29). Packet mode keeps at least one segment.
+    fn apply_cut(&mut self, cut: Cut, after: AfterCut) {
+        match (self, cut.ssthresh.0, cut.cwnd.0) {
+            (
+                Self::Packets { cwnd, ssthresh, .. },
+                Size::Packets(new_ssthresh),
+                Size::Packets(reduced),
+            ) => {
+                *ssthresh = new_ssthresh as u64;
+                *cwnd = match after {
+                    AfterCut::Reduced => reduced.min(cwnd.max(2.0)).max(1.0),
+                    //= RFC 6675 (4.2): ssthresh = cwnd = (FlightSize / 2)
+                    AfterCut::Ssthresh => new_ssthresh.min(cwnd.max(2.0)),
+                    AfterCut::OneSegment => 1.0,
+                };
+            }
+            (
+                Self::Bytes {
+                    cwnd,
+                    ssthresh,
+                    mss,
+                    ..
+                },
+                Size::Bytes(new_ssthresh),
+                Size::Bytes(reduced),
+            ) => {
+                *ssthresh = new_ssthresh;
+                *cwnd = match after {
+                    AfterCut::Reduced => reduced.min((*cwnd).max(2 * *mss)),
+                    AfterCut::Ssthresh => new_ssthresh.min((*cwnd).max(2 * *mss)),
+                    AfterCut::OneSegment => *mss,
+                };
+            }
+            (window, ..) => unreachable!("{cut:?} given to {window:?}"),
         }
     }
 
     /// Adds `n` segments to cwnd (Reno's inflation by the duplicate ACKs that triggered the
     /// fast retransmit, on top of the cut window).
-    pub fn add_segments(&mut self, n: u64) {
+    fn add_segments(&mut self, n: u64) {
         match self {
             Self::Packets { cwnd, .. } => *cwnd += n as f64,
             Self::Bytes { cwnd, mss, .. } => *cwnd += n * *mss,
@@ -208,25 +317,8 @@ impl CongestionWindow {
         }
     }
 
-    /// A multiplicative decrease by `factor` of `base_segments`: `ssthresh` to the reduced
-    /// window (whole segments, at least 2); returns the reduced window as [`Self::halve`]
-    /// does (packet mode: segments, fractional; byte mode: the new ssthresh in bytes).
-    pub fn reduce(&mut self, base_segments: f64, factor: f64) -> f64 {
-        let reduced = base_segments * factor;
-        match self {
-            Self::Packets { ssthresh, .. } => {
-                *ssthresh = (reduced as u64).max(2);
-                reduced
-            }
-            Self::Bytes { ssthresh, mss, .. } => {
-                *ssthresh = (reduced as u64).max(2) * *mss;
-                *ssthresh as f64
-            }
-        }
-    }
-
     /// BCN-TCP: `cwnd = max(1, cwnd · factor)`, `ssthresh = max(2, floor(cwnd))` (segments).
-    pub fn scale_down(&mut self, factor: f64) {
+    fn scale_down(&mut self, factor: f64) {
         match self {
             Self::Packets { cwnd, ssthresh, .. } => {
                 *cwnd = (*cwnd * factor).max(1.0);
@@ -245,7 +337,7 @@ impl CongestionWindow {
     }
 
     /// RFC 6582 partial ACK: deflate by the `acked` segments, then add one segment back.
-    pub fn deflate_partial(&mut self, acked_segments: u64) {
+    fn deflate_partial(&mut self, acked_segments: u64) {
         match self {
             Self::Packets { cwnd, .. } => *cwnd = (*cwnd - acked_segments as f64 + 1.0).max(1.0),
             Self::Bytes { cwnd, mss, .. } => {
@@ -255,7 +347,7 @@ impl CongestionWindow {
     }
 
     /// `cwnd = n` segments, at least one (deviation D3).
-    pub fn set_segments(&mut self, n: f64) {
+    fn set_segments(&mut self, n: f64) {
         match self {
             Self::Packets { cwnd, .. } => *cwnd = n.max(1.0),
             Self::Bytes { cwnd, mss, .. } => *cwnd = ((n.max(1.0)) as u64) * *mss,
@@ -263,7 +355,7 @@ impl CongestionWindow {
     }
 
     /// `cwnd = ssthresh + extra` segments (BSD Reno inflation and deflation).
-    pub fn set_ssthresh_plus(&mut self, extra_segments: u64) {
+    fn set_ssthresh_plus(&mut self, extra_segments: u64) {
         match self {
             Self::Packets { cwnd, ssthresh, .. } => *cwnd = (*ssthresh + extra_segments) as f64,
             Self::Bytes {
@@ -276,7 +368,7 @@ impl CongestionWindow {
     }
 
     /// Adds one segment (BSD Reno window inflation per further duplicate ACK).
-    pub fn inflate_one(&mut self) {
+    fn inflate_one(&mut self) {
         match self {
             Self::Packets { cwnd, .. } => *cwnd += 1.0,
             Self::Bytes {
@@ -288,25 +380,25 @@ impl CongestionWindow {
         }
     }
 
-    /// `cwnd = n` segments exactly (byte mode: whole bytes), within `[1, maximum]` segments.
-    pub fn set_cwnd_segments(&mut self, n: f64) {
-        match self {
-            Self::Packets { cwnd, max_cwnd, .. } => {
-                *cwnd = n.max(1.0);
-                if *max_cwnd > 0 && *cwnd > *max_cwnd as f64 {
-                    *cwnd = *max_cwnd as f64;
+    /// cwnd of `n` segments exactly (byte mode: whole bytes), within `[1, maximum]` segments.
+    pub fn cwnd_for_segments(&self, n: f64) -> WindowSize {
+        match *self {
+            Self::Packets { max_cwnd, .. } => {
+                let mut cwnd = n.max(1.0);
+                if max_cwnd > 0 && cwnd > max_cwnd as f64 {
+                    cwnd = max_cwnd as f64;
                 }
+                WindowSize(Size::Packets(cwnd))
             }
             Self::Bytes {
-                cwnd,
-                mss,
-                max_window,
-                ..
-            } => *cwnd = ((n.max(1.0) * *mss as f64) as u64).min(*max_window),
+                mss, max_window, ..
+            } => WindowSize(Size::Bytes(
+                ((n.max(1.0) * mss as f64) as u64).min(max_window),
+            )),
         }
     }
 
-    /// `true` while [`Self::grow`] adds a whole segment per ACK (slow start).
+    /// `true` while [`Self::grown`] adds a whole segment per ACK (slow start).
     pub fn in_slow_start(&self) -> bool {
         match self {
             Self::Packets { cwnd, ssthresh, .. } => *cwnd < *ssthresh as f64,
@@ -364,6 +456,20 @@ mod tests {
         CongestionWindow::new(&Profile::Bsd.sender(Variant::Reno))
     }
 
+    fn grow(w: &mut CongestionWindow) {
+        w.apply(WindowChange::Cwnd(w.grown()));
+    }
+
+    /// Applies the cut `cut_of` computes from the window; returns cwnd after it.
+    fn cut(
+        w: &mut CongestionWindow,
+        cut_of: impl Fn(&CongestionWindow) -> Cut,
+        after: AfterCut,
+    ) -> f64 {
+        w.apply(WindowChange::Cut(cut_of(w), after));
+        w.cwnd_segments()
+    }
+
     #[test]
     fn slow_start_doubles_per_round_trip() {
         let mut w = ns2();
@@ -371,13 +477,13 @@ mod tests {
         for rtt in 0..5 {
             assert_eq!(w.cwnd_segments(), f64::from(1 << rtt));
             for _ in 0..acks_per_rtt {
-                w.grow();
+                grow(&mut w);
             }
             acks_per_rtt *= 2;
         }
         let mut b = bsd();
         for _ in 0..3 {
-            b.grow();
+            grow(&mut b);
         }
         assert_eq!(b.cwnd_segments(), 4.0);
     }
@@ -390,7 +496,7 @@ mod tests {
             *ssthresh = 10;
         }
         for _ in 0..10 {
-            w.grow();
+            grow(&mut w);
         }
         // Ten increments of 1/cwnd starting from 10 add just under one segment.
         let c = w.cwnd_segments();
@@ -401,7 +507,7 @@ mod tests {
             *cwnd = 5120;
             *ssthresh = 1024;
         }
-        b.grow();
+        grow(&mut b);
         assert_eq!(b.cwnd_segments() * 512.0, (5120 + 512 * 512 / 5120) as f64);
     }
 
@@ -409,22 +515,24 @@ mod tests {
     fn halving_uses_min_of_cwnd_and_rwnd() {
         let mut w = ns2();
         w.set_segments(31.7);
-        assert_eq!(w.halve(1000), 15.0);
+        assert_eq!(w.halved(1000).cwnd.segments(1), 15.0);
+        assert_eq!(w.halved(8).cwnd.segments(1), 4.0, "rwnd limits the base");
+        assert_eq!(cut(&mut w, |w| w.halved(1000), AfterCut::Reduced), 15.0);
         assert_eq!(w.ssthresh_segments(), 15.0);
-        assert_eq!(w.halve(8), 4.0, "rwnd limits the base");
         w.set_segments(3.0);
-        assert_eq!(w.halve(1000), 1.0);
+        assert_eq!(cut(&mut w, |w| w.halved(1000), AfterCut::Reduced), 1.0);
         assert_eq!(w.ssthresh_segments(), 2.0, "ssthresh never below 2");
         let mut b = bsd();
         b.set_segments(9.0);
-        b.halve(65_535);
+        cut(&mut b, |w| w.halved(65_535), AfterCut::Reduced);
         assert_eq!(
             b.ssthresh_segments(),
             4.0,
             "floor(9*512/2/512) = 4 segments"
         );
-        b.halve(1024);
+        cut(&mut b, |w| w.halved(1024), AfterCut::Reduced);
         assert_eq!(b.ssthresh_segments(), 2.0);
+        assert_eq!(cut(&mut b, |w| w.halved(65_535), AfterCut::OneSegment), 1.0);
     }
 
     #[test]
@@ -432,33 +540,51 @@ mod tests {
         // RFC 5681 (4) from a FlightSize above cwnd (SACKed segments, or what was sent against
         // a window inflated in recovery): the cut is from cwnd, and cwnd is not raised.
         let mut r = CongestionWindow::new(&Profile::Rfc.sender(Variant::Sack));
-        r.set_cwnd_segments(36.5);
-        assert_eq!(r.halve_flight(444) / 1460.0, 18.25, "half of cwnd, not 222");
-        r.cwnd_to_ssthresh_after_cut();
-        assert_eq!(r.cwnd_segments(), 18.25);
-        r.set_cwnd_segments(40.0);
-        r.halve_flight(30);
+        r.set_cwnd(r.cwnd_for_segments(36.5));
+        assert_eq!(
+            r.halved_flight(444).ssthresh.segments(1460),
+            18.25,
+            "half of cwnd, not 222"
+        );
+        assert_eq!(
+            cut(&mut r, |w| w.halved_flight(444), AfterCut::Ssthresh),
+            18.25
+        );
+        r.set_cwnd(r.cwnd_for_segments(40.0));
+        cut(&mut r, |w| w.halved_flight(30), AfterCut::Ssthresh);
         assert_eq!(r.ssthresh_segments(), 15.0, "a smaller flight is cut from");
         // The two-segment floor is kept even above a smaller window.
-        r.set_cwnd_segments(1.0);
-        r.halve_flight(10);
+        r.set_cwnd(r.cwnd_for_segments(1.0));
+        assert_eq!(
+            cut(&mut r, |w| w.halved_flight(10), AfterCut::Ssthresh),
+            2.0
+        );
         assert_eq!(r.ssthresh_segments(), 2.0);
-        r.cwnd_to_ssthresh_after_cut();
-        assert_eq!(r.cwnd_segments(), 2.0);
-        // Whatever the cut returned, the window after it is at most the window before.
+        // Whatever the cut's reduced window, the window after it is at most the window before.
         let mut w = ns2();
         w.set_segments(10.0);
-        w.cwnd_after_cut(25.0);
-        assert_eq!(w.cwnd_segments(), 10.0);
-        w.cwnd_after_cut(4.5);
-        assert_eq!(w.cwnd_segments(), 4.5);
+        let up = Cut::packets(12, 25.0);
+        assert_eq!(cut(&mut w, |_| up, AfterCut::Reduced), 10.0);
+        assert_eq!(
+            cut(&mut w, |_| Cut::packets(4, 4.5), AfterCut::Reduced),
+            4.5
+        );
+    }
+
+    #[test]
+    fn a_size_of_the_other_model_is_refused() {
+        let result = std::panic::catch_unwind(|| {
+            let mut w = ns2();
+            w.set_cwnd(bsd().grown());
+        });
+        assert!(result.is_err());
     }
 
     #[test]
     fn bsd_window_is_capped_at_max_window() {
         let mut b = bsd();
         for _ in 0..1000 {
-            b.grow();
+            grow(&mut b);
         }
         assert_eq!(b.usable(u64::MAX, 0), 65_535);
     }

@@ -101,8 +101,6 @@ const RECOVERIES: &[Recovery] = &[
     recovery(Profile::Rfc, Variant::Sack, None, Some(SackSender::Rfc3517)),
 ];
 
-const CONTROLLERS: [CongestionControl; 2] = [CongestionControl::Aimd, CongestionControl::Cubic];
-
 /// Whether the sender answers congestion marks (and the bottleneck marks).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Marks {
@@ -121,7 +119,7 @@ struct Case {
 fn every_case() -> Vec<Case> {
     let mut all = Vec::new();
     for &recovery in RECOVERIES {
-        for controller in CONTROLLERS {
+        for &controller in CongestionControl::ALL {
             for marks in [Marks::Off, Marks::Ecn, Marks::Bcn] {
                 all.push(Case {
                     recovery,
@@ -306,7 +304,10 @@ fn sender_config(case: &Case) -> (SenderConfig, congsim_tcp::ReceiverConfig) {
         Marks::Off => {}
         Marks::Ecn => {
             cfg.mark_response = MarkResponse::Ecn;
-            rx.echo = CongestionEcho::UntilCwr;
+            rx.echo = match case.controller {
+                CongestionControl::Dctcp => CongestionEcho::Dctcp,
+                _ => CongestionEcho::UntilCwr,
+            };
         }
         Marks::Bcn => {
             cfg.mark_response = MarkResponse::Bcn {

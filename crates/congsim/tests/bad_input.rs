@@ -304,7 +304,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"red\", min_th = 10, max_th = 8 }",
                 )
             }),
-            "bad.toml: links[0].queue.max_th: must be greater than min_th (10) (0: 3 · min_th)",
+            "bad.toml: links[0].queue.max_th: must be at least min_th (10) (equal: a step; 0: 3 · min_th)",
         ),
         (
             "RED weight out of range",

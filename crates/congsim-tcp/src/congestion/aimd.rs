@@ -2,22 +2,21 @@
 //! start below ssthresh and about one segment per window above it; a congestion event halves.
 //! The arithmetic, per sequence model, is [`CongestionWindow`]'s.
 
-use super::ops::{CongestionOps, CutBase};
-use crate::window::CongestionWindow;
-use congsim_core::time::SimTime;
+use super::ops::{AckSample, CongestionEvent, CongestionOps, CutBase};
+use crate::window::{CongestionWindow, Cut, WindowSize};
 
 #[derive(Clone, Debug, Default)]
 pub struct Aimd;
 
 impl CongestionOps for Aimd {
-    fn on_ack(&mut self, window: &mut CongestionWindow, _: SimTime, _: f64) {
-        window.grow();
+    fn on_ack(&mut self, window: &CongestionWindow, ack: &AckSample) -> Option<WindowSize> {
+        ack.window_may_open.then(|| window.grown())
     }
 
-    fn on_congestion(&mut self, window: &mut CongestionWindow, _: SimTime, base: CutBase) -> f64 {
-        match base {
-            CutBase::Window { rwnd } => window.halve(rwnd),
-            CutBase::Flight { segments } => window.halve_flight(segments),
+    fn on_congestion(&mut self, window: &CongestionWindow, event: &CongestionEvent) -> Cut {
+        match event.base {
+            CutBase::Window { rwnd } => window.halved(rwnd),
+            CutBase::Flight { segments } => window.halved_flight(segments),
         }
     }
 }
@@ -26,26 +25,31 @@ impl CongestionOps for Aimd {
 mod tests {
     use super::*;
     use crate::config::{Profile, SenderConfig, Variant};
+    use crate::congestion::ops::testing::{ack, event};
+    use crate::congestion::Cause;
+    use crate::window::{AfterCut, WindowChange};
 
     #[test]
-    fn grows_and_halves_as_the_window_arithmetic_does() {
+    fn grows_when_the_window_may_open_and_halves() {
         let cfg = SenderConfig {
             rwnd: 1000,
             ..Profile::Ns2_2000.sender(Variant::Reno)
         };
-        let (mut by_aimd, mut by_hand) = (CongestionWindow::new(&cfg), CongestionWindow::new(&cfg));
+        let mut window = CongestionWindow::new(&cfg);
         let mut aimd = Aimd;
         for _ in 0..40 {
-            aimd.on_ack(&mut by_aimd, SimTime::ZERO, 0.1);
-            by_hand.grow();
+            let grown = window.grown();
+            assert_eq!(aimd.on_ack(&window, &ack(0, true)), Some(grown));
+            window.apply(WindowChange::Cwnd(grown));
         }
-        assert_eq!(by_aimd.cwnd_segments(), by_hand.cwnd_segments());
-        let half = aimd.on_congestion(&mut by_aimd, SimTime::ZERO, CutBase::Window { rwnd: 1000 });
-        assert_eq!(half, by_hand.halve(1000));
-        assert_eq!(by_aimd.ssthresh_segments(), by_hand.ssthresh_segments());
-        aimd.on_congestion(&mut by_aimd, SimTime::ZERO, CutBase::Flight { segments: 9 });
+        assert_eq!(aimd.on_ack(&window, &ack(0, false)), None, "held");
+        let by_window = Cause::Loss;
+        let cut = aimd.on_congestion(&window, &event(by_window, CutBase::Window { rwnd: 1000 }));
+        assert_eq!(cut, window.halved(1000));
+        let cut = aimd.on_congestion(&window, &event(by_window, CutBase::Flight { segments: 9 }));
+        window.apply(WindowChange::Cut(cut, AfterCut::Ssthresh));
         assert_eq!(
-            by_aimd.ssthresh_segments(),
+            window.ssthresh_segments(),
             4.0,
             "RFC 5681 (4): FlightSize / 2"
         );

@@ -9,8 +9,8 @@
 //! (as Linux's `delay_min`): the profiles' RTT estimators are tick-quantised, too coarse for a
 //! time-based window (deviation D27).
 
-use super::ops::{CongestionOps, CutBase};
-use crate::window::CongestionWindow;
+use super::ops::{AckSample, Cause, CongestionEvent, CongestionOps, CutBase};
+use crate::window::{CongestionWindow, Cut, WindowSize};
 use congsim_core::time::SimTime;
 
 /// RFC 9438 §5: `C`, in segments per second cubed.
@@ -77,21 +77,20 @@ impl Cubic {
 }
 
 impl CongestionOps for Cubic {
-    fn on_ack(&mut self, window: &mut CongestionWindow, now: SimTime, min_rtt_s: f64) {
-        if window.in_slow_start() {
-            window.grow();
-            return;
+    fn on_ack(&mut self, window: &CongestionWindow, ack: &AckSample) -> Option<WindowSize> {
+        if !ack.window_may_open {
+            return None;
         }
+        if window.in_slow_start() {
+            return Some(window.grown());
+        }
+        let now = ack.now;
         let cwnd = window.cwnd_segments();
         let epoch = match self.epoch {
             Some(epoch) => epoch,
             None => self.begin_epoch(now, cwnd),
         };
-        let rtt_s = if min_rtt_s.is_finite() {
-            min_rtt_s
-        } else {
-            0.0
-        };
+        let rtt_s = ack.min_rtt.map_or(0.0, |rtt| rtt.as_secs_f64());
         let t_s = now.since(epoch.start).as_secs_f64();
         //= RFC 9438 §4.3: W_est += α_cubic · segments_acked / cwnd; α_cubic = 1 once
         //=                W_est ≥ cwnd_prior
@@ -110,10 +109,10 @@ impl CongestionOps for Cubic {
             let target = Self::w_cubic(&epoch, t_s + rtt_s).clamp(cwnd, 1.5 * cwnd);
             cwnd + (target - cwnd) / cwnd
         };
-        window.set_cwnd_segments(next);
+        Some(window.cwnd_for_segments(next))
     }
 
-    fn on_congestion(&mut self, window: &mut CongestionWindow, _: SimTime, base: CutBase) -> f64 {
+    fn on_congestion(&mut self, window: &CongestionWindow, event: &CongestionEvent) -> Cut {
         let cwnd = window.cwnd_segments();
         //= RFC 9438 §4.7 fast convergence: a loss below the last W_max releases bandwidth
         self.w_max = if cwnd < self.w_max {
@@ -132,15 +131,15 @@ impl CongestionOps for Cubic {
         // cwnd (issue #29). The cut is from the smaller of the two: cwnd, as Linux, and the
         // FlightSize when less is in flight, as the RFC (a window the application or the
         // receiver left unused is not cut from). Deviation D33.
-        let base_segments = match base {
+        let base_segments = match event.base {
             CutBase::Window { rwnd } => window.base_segments(rwnd),
             CutBase::Flight { segments } => (segments as f64).min(cwnd),
         };
-        window.reduce(base_segments, BETA)
-    }
-
-    fn on_timeout(&mut self) {
-        self.after_timeout = true;
+        //= RFC 9438 §4.8: after a timeout the next stage starts with K = 0
+        if event.cause == Cause::Timeout {
+            self.after_timeout = true;
+        }
+        window.reduced(base_segments, BETA)
     }
 }
 
@@ -148,7 +147,10 @@ impl CongestionOps for Cubic {
 mod tests {
     use super::*;
     use crate::config::{Profile, SenderConfig, Variant};
+    use crate::congestion::ops::testing::{ack, event};
+    use crate::window::{AfterCut, WindowChange};
 
+    /// The round trip `ops::testing::ack` reports as the smallest.
     const RTT_S: f64 = 0.1;
 
     fn cfg() -> SenderConfig {
@@ -163,15 +165,27 @@ mod tests {
     fn after_loss_at(cwnd: f64) -> (CongestionWindow, Cubic) {
         let cfg = cfg();
         let mut window = CongestionWindow::new(&cfg);
-        window.set_cwnd_segments(cwnd);
+        set_cwnd(&mut window, cwnd);
         let mut cubic = Cubic::default();
-        let reduced = cubic.on_congestion(
-            &mut window,
-            SimTime::ZERO,
-            CutBase::Window { rwnd: cfg.rwnd },
-        );
-        window.set_cwnd_segments(reduced);
+        cut(&mut cubic, &mut window, Cause::Loss, CutBase::Window { rwnd: cfg.rwnd });
         (window, cubic)
+    }
+
+    fn set_cwnd(window: &mut CongestionWindow, segments: f64) {
+        window.apply(WindowChange::Cwnd(window.cwnd_for_segments(segments)));
+    }
+
+    /// A congestion event, its reduced window installed (spec §3.4).
+    fn cut(cubic: &mut Cubic, window: &mut CongestionWindow, cause: Cause, base: CutBase) {
+        let cut = cubic.on_congestion(window, &event(cause, base));
+        window.apply(WindowChange::Cut(cut, AfterCut::Reduced));
+    }
+
+    /// An ACK at `now_ms` with a smallest RTT of 100 ms, its decision applied.
+    fn on_ack(cubic: &mut Cubic, window: &mut CongestionWindow, now_ms: u64) {
+        if let Some(cwnd) = cubic.on_ack(window, &ack(now_ms, true)) {
+            window.apply(WindowChange::Cwnd(cwnd));
+        }
     }
 
     /// Delivers one window of ACKs per RTT (each ACK at the start of its RTT) until `until_s`;
@@ -184,7 +198,7 @@ mod tests {
             let cwnd = window.cwnd_segments();
             rounds.push((t_ms as f64 / 1000.0, cwnd));
             for _ in 0..cwnd as u64 {
-                cubic.on_ack(window, SimTime::from_millis(t_ms), RTT_S);
+                on_ack(cubic, window, t_ms);
             }
             t_ms += rtt_ms;
         }
@@ -196,7 +210,7 @@ mod tests {
         let (mut window, mut cubic) = after_loss_at(100.0);
         assert!((window.cwnd_segments() - 70.0).abs() < 1e-9, "β = 0.7");
         assert_eq!(window.ssthresh_segments(), 70.0);
-        cubic.on_ack(&mut window, SimTime::ZERO, RTT_S);
+        on_ack(&mut cubic, &mut window, 0);
         // RFC 9438 (2): K = ∛((100 − 70) / 0.4) = ∛75.
         let k = cubic.k_s().expect("an epoch began");
         assert!((k - 75f64.cbrt()).abs() < 1e-12, "K = {k}");
@@ -263,12 +277,8 @@ mod tests {
     fn fast_convergence_lowers_w_max_after_a_loss_below_it() {
         let (mut window, mut cubic) = after_loss_at(100.0);
         // The next loss comes at 80 segments, below W_max 100: W_max = 80 · (1 + 0.7) / 2.
-        window.set_cwnd_segments(80.0);
-        cubic.on_congestion(
-            &mut window,
-            SimTime::ZERO,
-            CutBase::Window { rwnd: 100_000 },
-        );
+        set_cwnd(&mut window, 80.0);
+        cut(&mut cubic, &mut window, Cause::Loss, CutBase::Window { rwnd: 100_000 });
         assert!((cubic.w_max - 68.0).abs() < 1e-9, "W_max {}", cubic.w_max);
         assert!((window.ssthresh_segments() - 56.0).abs() < 1e-9);
     }
@@ -281,13 +291,13 @@ mod tests {
         let cfg = Profile::Rfc.sender(Variant::Sack);
         for (flight, ssthresh) in [(300, 70.0), (100, 70.0), (50, 35.0), (1, 2.0)] {
             let mut window = CongestionWindow::new(&cfg);
-            window.set_cwnd_segments(100.0);
+            set_cwnd(&mut window, 100.0);
             let mut cubic = Cubic::default();
-            let cut = CutBase::Flight { segments: flight };
-            cubic.on_congestion(&mut window, SimTime::ZERO, cut);
+            let base = CutBase::Flight { segments: flight };
+            let cut = cubic.on_congestion(&window, &event(Cause::Loss, base));
+            window.apply(WindowChange::Cut(cut, AfterCut::Ssthresh));
             assert_eq!(window.ssthresh_segments(), ssthresh, "flight {flight}");
             assert_eq!(cubic.w_max, 100.0, "W_max is cwnd at the loss");
-            window.cwnd_to_ssthresh_after_cut();
             assert_eq!(window.cwnd_segments(), ssthresh);
         }
     }
@@ -295,9 +305,9 @@ mod tests {
     #[test]
     fn after_a_timeout_the_next_stage_starts_at_its_own_window() {
         let (mut window, mut cubic) = after_loss_at(100.0);
-        cubic.on_timeout();
-        window.set_cwnd_segments(70.0);
-        cubic.on_ack(&mut window, SimTime::ZERO, RTT_S);
+        cut(&mut cubic, &mut window, Cause::Timeout, CutBase::Window { rwnd: 100_000 });
+        set_cwnd(&mut window, 70.0);
+        on_ack(&mut cubic, &mut window, 0);
         assert_eq!(cubic.k_s(), Some(0.0), "RFC 9438 §4.8: K = 0");
     }
 
@@ -307,7 +317,7 @@ mod tests {
         let mut window = CongestionWindow::new(&cfg);
         let mut cubic = Cubic::default();
         for _ in 0..7 {
-            cubic.on_ack(&mut window, SimTime::ZERO, RTT_S);
+            on_ack(&mut cubic, &mut window, 0);
         }
         assert_eq!(window.cwnd_segments(), 8.0);
         assert!(cubic.k_s().is_none());

@@ -2,30 +2,28 @@
 //! apart from loss recovery (`crate::recovery`: when a loss is suspected and what is resent),
 //! in the manner of ns-3's `TcpCongestionOps` and smoltcp's `Controller`.
 //!
-//! A controller keeps its own state and works on the sender's [`CongestionWindow`]. Dispatch
-//! is static: [`Controller`] is an enum generated from one list, so adding a controller is a
-//! new file implementing [`CongestionOps`] and one line in `controllers!` below, plus its
-//! name: a [`CongestionControl`] variant (`config`, which every layer may read) and the
-//! scenario file's name for it (`congsim::scenario::schema`).
+//! A controller keeps its own state and answers the sender through the contract in [`ops`]:
+//! it reads the sender's [`CongestionWindow`] and returns decisions, never writing it.
+//! Dispatch is static: [`Controller`] is an enum generated from the one list in `catalog`, so
+//! adding a controller is a new file implementing [`CongestionOps`] and one line there.
 
-mod aimd;
-mod cubic;
+pub(crate) mod catalog;
 mod ops;
 
 use crate::config::CongestionControl;
-use crate::window::CongestionWindow;
-use congsim_core::time::SimTime;
+use crate::window::{CongestionWindow, Cut, WindowSize};
 
-pub use aimd::Aimd;
-pub use cubic::Cubic;
-pub use ops::{CongestionOps, CutBase};
+pub use ops::{AckSample, Cause, CongestionEvent, CongestionOps, CutBase, SentSegment};
 
-macro_rules! controllers {
-    ($($(#[$doc:meta])* $variant:ident($state:ty),)+) => {
+macro_rules! dispatch {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal in $module:ident :: $state:ident,)+) => {
+        $(mod $module;)+
+        $(pub use $module::$state;)+
+
         /// A controller with its state, chosen once per connection.
         #[derive(Clone, Debug)]
         pub enum Controller {
-            $($(#[$doc])* $variant($state),)+
+            $($(#[doc = $doc])* $variant($state),)+
         }
 
         impl Controller {
@@ -37,36 +35,27 @@ macro_rules! controllers {
         }
 
         impl CongestionOps for Controller {
-            fn on_ack(&mut self, window: &mut CongestionWindow, now: SimTime, min_rtt_s: f64) {
+            #[inline]
+            fn on_ack(&mut self, window: &CongestionWindow, ack: &AckSample) -> Option<WindowSize> {
                 match self {
-                    $(Self::$variant(state) => state.on_ack(window, now, min_rtt_s),)+
+                    $(Self::$variant(state) => state.on_ack(window, ack),)+
                 }
             }
 
-            fn on_congestion(
-                &mut self,
-                window: &mut CongestionWindow,
-                now: SimTime,
-                base: CutBase,
-            ) -> f64 {
+            fn on_congestion(&mut self, window: &CongestionWindow, event: &CongestionEvent) -> Cut {
                 match self {
-                    $(Self::$variant(state) => state.on_congestion(window, now, base),)+
+                    $(Self::$variant(state) => state.on_congestion(window, event),)+
                 }
             }
 
-            fn on_timeout(&mut self) {
+            #[inline]
+            fn on_sent(&mut self, segment: &SentSegment) {
                 match self {
-                    $(Self::$variant(state) => state.on_timeout(),)+
+                    $(Self::$variant(state) => state.on_sent(segment),)+
                 }
             }
         }
     };
 }
 
-controllers! {
-    /// The profile's own additive increase, multiplicative decrease (ns-2 `opencwnd()`,
-    /// 4.4BSD, RFC 5681): the seeds' TCPs.
-    Aimd(Aimd),
-    /// CUBIC, RFC 9438.
-    Cubic(Cubic),
-}
+catalog::controllers!(dispatch);

@@ -1,7 +1,18 @@
-//! The boundary between the sender and a congestion controller.
+//! The contract between the sender and a congestion controller (spec `tcp.md` §3.8).
+//!
+//! A controller sees what happens to the connection (an [`AckSample`] per ACK of new data, each
+//! segment sent, each [`CongestionEvent`]) and answers with a decision in the window's own
+//! unit ([`WindowSize`], [`Cut`]); it never writes sender state. The sender applies the
+//! decision in one place (`SenderCore::change_window`), where the rules every controller shares
+//! hold: a cut never raises cwnd, and the loss recovery chooses what cwnd becomes after it.
+//!
+//! When a congestion event happens is the sender's: a loss is what the recovery variant
+//! detects, and an ECN echo is answered at most once per window of data (RFC 3168 §6.1.2,
+//! ns-2's `ecn()`), as Linux's CWR state and ns-3's `TcpSocketBase` gate it. How far the window
+//! is cut is the controller's: halved (AIMD), by β (CUBIC), by α/2 (DCTCP).
 
-use crate::window::CongestionWindow;
-use congsim_core::time::SimTime;
+use crate::window::{CongestionWindow, Cut, WindowSize};
+use congsim_core::time::{SimDuration, SimTime};
 
 /// What a congestion event cuts from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,20 +25,103 @@ pub enum CutBase {
     Flight { segments: u64 },
 }
 
-/// The two decisions a congestion controller makes.
+/// Why the window is cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// A fast retransmit: duplicate ACKs or the SACK scoreboard found a loss.
+    Loss,
+    /// The receiver echoed a congestion mark (ECN-Echo).
+    Ecn,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// A congestion event the controller sizes the cut for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CongestionEvent {
+    pub now: SimTime,
+    pub cause: Cause,
+    pub base: CutBase,
+}
+
+/// One ACK that acknowledges new data, as the controller sees it (in the manner of ns-3's
+/// `PktsAcked` and Linux's `rate_sample`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckSample {
+    pub now: SimTime,
+    /// Segments this ACK newly acknowledges cumulatively.
+    pub segments_acked: u64,
+    /// Payload bytes of those segments.
+    pub bytes_acked: u64,
+    /// The ACK carries ECN-Echo.
+    pub ece: bool,
+    /// The round-trip time this ACK measured (one timed segment at a time, Karn's rule), if it
+    /// measured one.
+    pub rtt: Option<SimDuration>,
+    /// The smallest round-trip time measured so far.
+    pub min_rtt: Option<SimDuration>,
+    /// Segments cumulatively acknowledged since the connection began.
+    pub delivered_segments: u64,
+    /// Segments sent and not yet cumulatively acknowledged, after this ACK.
+    pub in_flight_segments: u64,
+    /// The application had supplied no data beyond what was already sent.
+    pub app_limited: bool,
+    /// The window may open on this ACK: the loss recovery does not hold it (RFC 6675 and
+    /// Sack1 during recovery, a partial ACK of RFC 6582) and the ACK echoes no mark the sender
+    /// answers (spec §4.6).
+    pub window_may_open: bool,
+}
+
+/// A segment just handed to the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentSegment {
+    pub now: SimTime,
+    /// The segment's index (0, 1, 2, … in the order of the data).
+    pub segment: u64,
+    pub payload_bytes: u32,
+    pub retransmission: bool,
+}
+
+/// A congestion controller: how the window grows and how far a congestion event cuts it.
 pub trait CongestionOps {
-    /// A new ACK that may open the window (not one echoing a mark, nor one during recovery
-    /// where the variant freezes the window). `min_rtt_s` is the smallest exact RTT sampled so
-    /// far (infinite before the first).
-    fn on_ack(&mut self, window: &mut CongestionWindow, now: SimTime, min_rtt_s: f64);
+    /// An ACK of new data: the controller updates its estimates and returns the new cwnd, or
+    /// `None` to leave it. `window` is the window before this ACK's change.
+    fn on_ack(&mut self, window: &CongestionWindow, ack: &AckSample) -> Option<WindowSize>;
 
-    /// A congestion event (fast retransmit, timeout, ECN response): sets `ssthresh` and
-    /// returns the reduced window as [`CongestionWindow::halve`] does (packet mode: the reduced
-    /// window in segments; byte mode: the new ssthresh in bytes). The caller sets `cwnd`, never
-    /// above its value before the event ([`CongestionWindow::cwnd_after_cut`]); `ssthresh`
-    /// is never above the window cut from (two segments aside, the floor every cut keeps).
-    fn on_congestion(&mut self, window: &mut CongestionWindow, now: SimTime, base: CutBase) -> f64;
+    /// A congestion event: the new ssthresh and the reduced window. Neither may exceed the
+    /// window cut from (two segments aside, the floor every cut keeps); the sender also
+    /// never lets a cut raise cwnd.
+    fn on_congestion(&mut self, window: &CongestionWindow, event: &CongestionEvent) -> Cut;
 
-    /// The retransmit timer expired (after `on_congestion` cut for it).
-    fn on_timeout(&mut self) {}
+    /// A segment was sent.
+    fn on_sent(&mut self, _segment: &SentSegment) {}
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// An ACK of one full segment at `now_ms`, the smallest RTT so far 100 ms.
+    pub(crate) fn ack(now_ms: u64, window_may_open: bool) -> AckSample {
+        AckSample {
+            now: SimTime::from_millis(now_ms),
+            segments_acked: 1,
+            bytes_acked: 1460,
+            ece: false,
+            rtt: None,
+            min_rtt: Some(SimDuration::from_millis(100)),
+            delivered_segments: 1,
+            in_flight_segments: 10,
+            app_limited: false,
+            window_may_open,
+        }
+    }
+
+    pub(crate) fn event(cause: Cause, base: CutBase) -> CongestionEvent {
+        CongestionEvent {
+            now: SimTime::ZERO,
+            cause,
+            base,
+        }
+    }
 }

@@ -16,7 +16,7 @@ pub(super) fn limited_transmit(s: &mut SenderCore, now: SimTime) {
         SeqMode::Bytes => 2.0,
     };
     let outstanding_after = (seg + 1 - s.snd_una) as f64;
-    let within_cwnd = outstanding_after <= s.window.cwnd_segments() + allowance;
+    let within_cwnd = outstanding_after <= s.window().cwnd_segments() + allowance;
     if s.started && seg < s.end && s.rwnd_allows(seg) && within_cwnd {
         s.output(now, seg, SendCause::Window);
         s.snd_nxt += 1;

@@ -6,6 +6,7 @@
 use super::reno::Reno;
 use crate::sender_core::{CwndAction, SendCause, SenderCore};
 use crate::stats::TraceKind;
+use crate::window::WindowChange;
 use congsim_core::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -35,8 +36,8 @@ impl NewReno {
                 *dupwnd -= newly_acked - 1;
             } else {
                 let excess = newly_acked - *dupwnd;
-                s.window
-                    .set_segments((s.window.cwnd_segments() - excess as f64).max(1.0));
+                let deflated = (s.window().cwnd_segments() - excess as f64).max(1.0);
+                s.change_window(WindowChange::Segments(deflated));
                 *dupwnd = 1;
             }
         } else {
@@ -109,7 +110,7 @@ mod tests {
         };
         let mut s = SenderCore::new(cfg, SimDuration::ZERO);
         s.start(None);
-        s.window.set_segments(10.0);
+        s.change_window(WindowChange::Segments(10.0));
         s.send_window(SimTime::ZERO, 0, 0);
         s.new_ack(SimTime::from_millis(10), 4, false);
         let mut r = NewReno::default();

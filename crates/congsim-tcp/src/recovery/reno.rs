@@ -3,8 +3,10 @@
 //! `cwnd`).
 
 use crate::config::RenoFlavour;
+use crate::congestion::Cause;
 use crate::sender_core::{CwndAction, SendCause, SenderCore};
 use crate::stats::TraceKind;
+use crate::window::{AfterCut, WindowChange};
 use congsim_core::time::SimTime;
 
 /// What Reno remembers besides the sender core.
@@ -61,14 +63,14 @@ impl Reno {
                     enter(s, now, !after_ecn);
                     //= 4.4BSD: snd_cwnd = snd_ssthresh + maxseg * t_dupacks
                     if after_ecn {
-                        s.window.set_ssthresh_plus(u64::from(thresh));
+                        s.change_window(WindowChange::SsthreshPlus(u64::from(thresh)));
                     } else {
                         // The cut left cwnd at ssthresh (never above cwnd before it).
-                        s.window.add_segments(u64::from(thresh));
+                        s.change_window(WindowChange::AddSegments(u64::from(thresh)));
                     }
                     s.record(now, TraceKind::FastRetransmit);
                 } else if s.dupacks > thresh && s.in_recovery() {
-                    s.window.inflate_one();
+                    s.change_window(WindowChange::InflateOne);
                 }
             }
         }
@@ -88,14 +90,14 @@ impl Reno {
             RenoFlavour::Bsd => {
                 //= 4.4BSD-Lite: if (t_dupacks > tcprexmtthresh && snd_cwnd > snd_ssthresh)
                 //=                  snd_cwnd = snd_ssthresh
-                if s.dupacks > s.cfg.dupthresh && s.window.above_ssthresh() {
-                    s.window.set_ssthresh_plus(0);
+                if s.dupacks > s.cfg.dupthresh && s.window().above_ssthresh() {
+                    s.change_window(WindowChange::SsthreshPlus(0));
                 }
             }
             RenoFlavour::Rfc5681 => {
                 //= RFC 5681 §3.2 (6): the next ACK of new data sets cwnd to ssthresh
                 if s.in_recovery() {
-                    s.window.set_ssthresh_plus(0);
+                    s.change_window(WindowChange::SsthreshPlus(0));
                 }
             }
         }
@@ -117,8 +119,7 @@ pub(super) fn enter(s: &mut SenderCore, now: SimTime, cut: bool) {
     s.recover = s.maxseq();
     s.last_cwnd_action = CwndAction::DupAck;
     if cut {
-        let half = s.cut_window(now);
-        s.window.cwnd_after_cut(half);
+        s.cut_window(now, Cause::Loss, AfterCut::Reduced);
     }
     s.stats.fast_retransmits += 1;
     s.stats.fast_recoveries += 1;
@@ -145,7 +146,7 @@ mod tests {
         }
         let mut s = SenderCore::new(cfg, SimDuration::ZERO);
         s.start(None);
-        s.window.set_segments(10.0);
+        s.change_window(WindowChange::Segments(10.0));
         s.send_window(SimTime::ZERO, 0, 0);
         s.new_ack(SimTime::from_millis(10), 4, false);
         s
@@ -164,7 +165,7 @@ mod tests {
         let mut reno = Reno::default();
         duplicates(&mut reno, &mut s, 3);
         assert_eq!(s.ca_state(), CaState::Recovery);
-        assert_eq!((s.window.cwnd_segments(), reno.dupwnd), (5.0, 3));
+        assert_eq!((s.window().cwnd_segments(), reno.dupwnd), (5.0, 3));
         duplicates(&mut reno, &mut s, 2);
         assert_eq!(reno.dupwnd, 5, "one more per further duplicate");
         reno.on_new_ack(&mut s);
@@ -178,17 +179,17 @@ mod tests {
         let mut s = core(Profile::Rfc);
         let mut reno = Reno::default();
         duplicates(&mut reno, &mut s, 3);
-        let ssthresh = s.window.ssthresh_segments();
+        let ssthresh = s.window().ssthresh_segments();
         assert_eq!(
-            s.window.cwnd_segments(),
+            s.window().cwnd_segments(),
             ssthresh + 3.0,
             "ssthresh + 3 segments"
         );
         duplicates(&mut reno, &mut s, 1);
-        assert_eq!(s.window.cwnd_segments(), ssthresh + 4.0);
+        assert_eq!(s.window().cwnd_segments(), ssthresh + 4.0);
         assert_eq!(reno.dupwnd, 0, "the byte flavours keep no dupwnd");
         reno.on_new_ack(&mut s);
-        assert_eq!(s.window.cwnd_segments(), ssthresh);
+        assert_eq!(s.window().cwnd_segments(), ssthresh);
     }
 
     #[test]

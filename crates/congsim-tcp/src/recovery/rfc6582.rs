@@ -7,6 +7,7 @@ use super::reno::Reno;
 use crate::config::RenoFlavour;
 use crate::sender_core::{CwndAction, SendCause, SenderCore};
 use crate::stats::TraceKind;
+use crate::window::WindowChange;
 use congsim_core::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -31,7 +32,7 @@ impl Rfc6582 {
             return false;
         }
         s.stats.partial_acks += 1;
-        s.window.deflate_partial(ack - s.snd_una);
+        s.change_window(WindowChange::DeflatePartial(ack - s.snd_una));
         // RFC 6582 §4.1: the impatient variant restarts the timer on the first partial ACK only.
         if !s.cfg.newreno_impatient || !self.first_partial_seen {
             self.first_partial_seen = true;
@@ -52,7 +53,7 @@ impl Rfc6582 {
     /// Any other new ACK; in recovery it is the full ACK (RFC 6582 option 2, deviation D10).
     pub(crate) fn on_full_ack(&mut self, s: &mut SenderCore) {
         if s.in_recovery() {
-            s.window.set_ssthresh_plus(0);
+            s.change_window(WindowChange::SsthreshPlus(0));
             s.last_cwnd_action = CwndAction::Exited;
         }
         self.first_partial_seen = false;
@@ -79,7 +80,7 @@ mod tests {
     fn recovering() -> (SenderCore, Rfc6582) {
         let mut s = SenderCore::new(Profile::Rfc.sender(Variant::NewReno), SimDuration::ZERO);
         s.start(None);
-        s.window.set_segments(10.0);
+        s.change_window(WindowChange::Segments(10.0));
         s.send_window(SimTime::ZERO, 0, 0);
         s.new_ack(SimTime::from_millis(10), 4, false);
         let mut r = Rfc6582::default();
@@ -96,9 +97,9 @@ mod tests {
     #[test]
     fn a_partial_ack_deflates_by_what_it_acknowledged_plus_one_and_resends_the_next_hole() {
         let (mut s, mut r) = recovering();
-        let before = s.window.cwnd_segments();
+        let before = s.window().cwnd_segments();
         assert!(r.on_partial_ack(&mut s, SimTime::from_millis(30), 7));
-        assert_eq!(s.window.cwnd_segments(), before - 3.0 + 1.0);
+        assert_eq!(s.window().cwnd_segments(), before - 3.0 + 1.0);
         assert_eq!(s.outbox.len(), 1);
         assert!(s.outbox[0].retransmission);
     }
@@ -108,7 +109,7 @@ mod tests {
         let (mut s, mut r) = recovering();
         assert!(!r.on_partial_ack(&mut s, SimTime::from_millis(30), 10));
         r.on_full_ack(&mut s);
-        assert_eq!(s.window.cwnd_segments(), s.window.ssthresh_segments());
+        assert_eq!(s.window().cwnd_segments(), s.window().ssthresh_segments());
         assert_eq!(s.ca_state(), CaState::Open);
         s.snd_max = 14;
         r.on_timeout(&mut s);

@@ -7,9 +7,10 @@
 
 use super::scoreboard::Scoreboard;
 use crate::config::SackSender;
-use crate::congestion::{CongestionOps, CutBase};
+use crate::congestion::{Cause, CutBase};
 use crate::sender_core::{CwndAction, SendCause, SenderCore};
 use crate::stats::TraceKind;
+use crate::window::AfterCut;
 use congsim_core::time::SimTime;
 use congsim_core::wire::SackBlocks;
 
@@ -100,7 +101,7 @@ impl Rfc6675 {
     fn pre_recovery_send(&mut self, s: &mut SenderCore, now: SimTime) {
         self.high_rxt_end = s.snd_una;
         self.set_pipe(s);
-        while (self.pipe + 1) as f64 <= s.window.cwnd_segments()
+        while (self.pipe + 1) as f64 <= s.window().cwnd_segments()
             && s.snd_max < s.end
             && s.rwnd_allows(s.snd_max)
         {
@@ -120,13 +121,11 @@ impl Rfc6675 {
         let flight = s.flight_size();
         // After an ECN response in this window the repair goes ahead without a second cut.
         if !s.ecn_cut_this_window() {
-            s.stats.cwnd_cuts += 1;
             let base = CutBase::Flight { segments: flight };
-            s.controller.on_congestion(&mut s.window, now, base);
             //= RFC 6675 (4.2): ssthresh = cwnd = (FlightSize / 2)
             // The FlightSize still counts the SACKed segments, so it can exceed cwnd: the cut
             // never raises cwnd.
-            s.window.cwnd_to_ssthresh_after_cut();
+            s.cut(now, Cause::Loss, base, AfterCut::Ssthresh);
         }
         s.last_cwnd_action = CwndAction::DupAck;
         s.recover = s.maxseq();
@@ -172,7 +171,7 @@ impl Rfc6675 {
     /// Step (C): while `cwnd − pipe ≥ 1 SMSS`, send what `NextSeg()` returns.
     fn send_in_recovery(&mut self, s: &mut SenderCore, now: SimTime) {
         let mut sent = 0;
-        while (self.pipe + 1) as f64 <= s.window.cwnd_segments() {
+        while (self.pipe + 1) as f64 <= s.window().cwnd_segments() {
             let Some((seg, cause)) = self.next_seg(s) else {
                 break;
             };
@@ -360,8 +359,8 @@ mod tests {
             r.on_ack(&mut s, t, 7, &sack, true);
         }
         assert!(s.in_recovery());
-        assert_eq!(s.window.ssthresh_segments(), 4.0, "FlightSize 8 / 2");
-        assert_eq!(s.window.cwnd_segments(), 4.0);
+        assert_eq!(s.window().ssthresh_segments(), 4.0, "FlightSize 8 / 2");
+        assert_eq!(s.window().cwnd_segments(), 4.0);
         let sent: Vec<(u64, bool)> = s
             .outbox
             .iter()

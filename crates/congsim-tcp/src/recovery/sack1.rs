@@ -100,7 +100,7 @@ impl Sack1 {
         }
         let dupthresh = i64::from(s.cfg.dupthresh);
         self.pipe = if s.cfg.sack1_pipe_from_cwnd && !after_ecn {
-            s.window.cwnd_segments() as i64 - dupthresh
+            s.window().cwnd_segments() as i64 - dupthresh
         } else {
             s.maxseq() - s.highest_ack() - dupthresh
         };
@@ -116,11 +116,11 @@ impl Sack1 {
         if !s.started {
             return;
         }
-        let win = s.window.usable(s.rwnd, 0);
+        let win = s.window().usable(s.rwnd, 0);
         let mut sent = 0;
         loop {
             let open = if s.in_recovery() {
-                self.pipe < s.window.cwnd_segments() as i64
+                self.pipe < s.window().cwnd_segments() as i64
             } else {
                 s.snd_nxt < s.snd_una + win
             };

@@ -2,8 +2,10 @@
 //! of its own.
 
 use crate::config::TahoeResume;
+use crate::congestion::Cause;
 use crate::sender_core::{CwndAction, SendCause, SenderCore};
 use crate::stats::TraceKind;
+use crate::window::{AfterCut, WindowChange};
 use congsim_core::time::SimTime;
 
 pub(super) fn on_dupack(s: &mut SenderCore, now: SimTime) {
@@ -19,10 +21,10 @@ pub(super) fn on_dupack(s: &mut SenderCore, now: SimTime) {
     s.last_cwnd_action = CwndAction::DupAck;
     if after_ecn {
         s.stats.cwnd_cuts += 1;
+        s.change_window(WindowChange::Segments(1.0));
     } else {
-        s.cut_window(now);
+        s.cut_window(now, Cause::Loss, AfterCut::OneSegment);
     }
-    s.window.set_segments(1.0);
     s.stats.fast_retransmits += 1;
     s.cancel_rtt_timing();
     match s.cfg.tahoe_resume {
@@ -55,7 +57,7 @@ mod tests {
         };
         let mut s = SenderCore::new(cfg, SimDuration::ZERO);
         s.start(None);
-        s.window.set_segments(10.0);
+        s.change_window(WindowChange::Segments(10.0));
         s.send_window(SimTime::ZERO, 0, 0);
         s.new_ack(SimTime::from_millis(10), 4, false);
         s
@@ -74,8 +76,8 @@ mod tests {
         s.count_dupack();
         on_dupack(&mut s, now);
         assert_eq!(s.stats.fast_retransmits, 1);
-        assert_eq!(s.window.cwnd_segments(), 1.0);
-        assert_eq!(s.window.ssthresh_segments(), 5.0, "half of cwnd 10");
+        assert_eq!(s.window().cwnd_segments(), 1.0);
+        assert_eq!(s.window().ssthresh_segments(), 5.0, "half of cwnd 10");
         assert_eq!(s.snd_nxt, s.snd_una, "ns-2 go-back-N from the hole");
         assert_eq!(s.recover, s.maxseq());
     }
@@ -89,6 +91,6 @@ mod tests {
             on_dupack(&mut s, SimTime::from_millis(20));
         }
         assert_eq!(s.stats.fast_retransmits, 0);
-        assert_eq!(s.window.cwnd_segments(), 10.0);
+        assert_eq!(s.window().cwnd_segments(), 10.0);
     }
 }

@@ -7,6 +7,7 @@ use super::limits::{Limits, grouped};
 use super::model::{QueueDiscipline, Scenario, ScenarioWarning};
 use congsim_core::{FlowId, LinkId};
 use congsim_ip::{QueueLimit, ScriptedAction};
+use congsim_tcp::CongestionControl;
 
 /// Names listed in a message: the first 20, then how many more (a scenario may have
 /// thousands of nodes or flows).
@@ -306,6 +307,9 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
             });
         }
     }
+    if let Some(warning) = dctcp_without_marks(s, scripted) {
+        out.push(warning);
+    }
     // One warning for both links of a duplex entry, when both directions have it.
     let mut push = |warning: ScenarioWarning| {
         if !out.contains(&warning) {
@@ -353,6 +357,30 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
         }
     }
     out
+}
+
+/// DCTCP flows whose data crosses no queue that marks (RED with `ecn_marking`, or a scripted
+/// mark): they answer no mark, and run as their loss recovery alone.
+fn dctcp_without_marks(s: &Scenario, scripted: &[Scripted]) -> Option<ScenarioWarning> {
+    let marks = |link: LinkId| matches!(&s.links[link.index()].queue, QueueDiscipline::Red(red) if red.mark);
+    let unmarked: Vec<&str> = (s.flows.iter().enumerate())
+        .filter(|(_, f)| f.sender.congestion_control == CongestionControl::Dctcp)
+        .filter(|&(i, f)| {
+            !s.reachable_links(f.src, f.dst).into_iter().any(marks)
+                && !scripted
+                    .iter()
+                    .any(|d| d.flow.index() == i && matches!(d.action, ScriptedAction::Mark))
+        })
+        .map(|(_, f)| f.name.as_str())
+        .collect();
+    let quoted: Vec<String> = unmarked.iter().map(|n| format!("\"{n}\"")).collect();
+    (!quoted.is_empty()).then(|| ScenarioWarning {
+        path: "tcp.congestion_control".into(),
+        message: format!(
+            "dctcp, but no queue on the path of {} marks (a RED queue with ecn_marking = true, or [[marks]]): it sees no echo and runs as its loss recovery alone",
+            listing(quoted.iter().map(String::as_str))
+        ),
+    })
 }
 
 #[cfg(test)]

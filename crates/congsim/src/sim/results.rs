@@ -8,7 +8,8 @@ use crate::pcap::FlowWire;
 use crate::scenario::model::{ResolvedCbr, ResolvedFlow};
 use crate::table::{ColumnSpec, Get, counters};
 use congsim_ip::qdisc::ClassStats;
-use congsim_tcp::{ReceiverStats, SenderStats};
+use congsim_tcp::congestion::Controller;
+use congsim_tcp::{CongestionControl, ReceiverStats, SenderStats};
 
 impl Simulation<'_> {
     /// Takes the counters' reading at the window's close (the first close counts: the window
@@ -472,7 +473,19 @@ fn flows_table(
         &[("active_goodput_bps", Get::F64(FlowRow::active_goodput_bps))],
     ]
     .concat();
-    Table::from_rows(&rows, &columns)
+    let mut table = Table::from_rows(&rows, &columns);
+    // Controllers' own estimates, in scenarios that run them (a column NaN elsewhere).
+    let dctcp = |r: &FlowRow<'_>| match r.flow.sender.controller() {
+        Controller::Dctcp(d) => d.alpha(),
+        _ => f64::NAN,
+    };
+    if s.flows
+        .iter()
+        .any(|f| f.sender.congestion_control == CongestionControl::Dctcp)
+    {
+        table.extend_rows(&rows, &[("dctcp_alpha", Get::F64(dctcp))]);
+    }
+    table
 }
 
 /// One IP link over the measurement window (ATM links report in cells, in `atm_ports`).

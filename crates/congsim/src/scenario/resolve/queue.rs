@@ -269,11 +269,12 @@ fn resolve_red(
     };
     let max_th = match q.max_th.unwrap_or(15.0) {
         0.0 => 3.0 * min_th,
-        v if v > min_th => v,
+        // Equal thresholds are a step: nothing below, every arrival above (DCTCP's marking).
+        v if v >= min_th => v,
         _ => {
             return Err(ctx.err(
                 field("max_th"),
-                format!("must be greater than min_th ({min_th}) (0: 3 · min_th)"),
+                format!("must be at least min_th ({min_th}) (equal: a step; 0: 3 · min_th)"),
             ));
         }
     };

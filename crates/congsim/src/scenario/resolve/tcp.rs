@@ -343,10 +343,7 @@ fn sending(
         }
     }
     if let Some((cc, _)) = pick!(p, congestion_control) {
-        s.congestion_control = match cc {
-            CongestionControlName::Aimd => CongestionControl::Aimd,
-            CongestionControlName::Cubic => CongestionControl::Cubic,
-        };
+        s.congestion_control = cc.0;
     }
     if let Some((on, _)) = pick!(p, reno_ca_extra) {
         s.reno_ca_extra = on;
@@ -413,10 +410,30 @@ fn congestion_marks(
     let ctx = m.ctx;
     let bcn_factor = pick!(p, bcn_factor);
     let bcn_reaction = pick!(p, bcn_reaction);
-    match pick!(p, congestion_marks).map(|(m, _)| m) {
+    let marks = pick!(p, congestion_marks);
+    // DCTCP answers ECN marks only: ECN is on unless the file turns it off.
+    let dctcp = s.congestion_control == CongestionControl::Dctcp;
+    match marks {
+        Some((CongestionMarksName::Off | CongestionMarksName::Bcn, path)) if dctcp => {
+            return Err(ctx.err(
+                path,
+                "must be \"ecn\" (or left out) with congestion_control = \"dctcp\", which answers ECN marks",
+            ));
+        }
+        None if dctcp => {
+            s.mark_response = MarkResponse::Ecn;
+            r.echo = CongestionEcho::Dctcp;
+        }
+        _ => {}
+    }
+    match marks.map(|(m, _)| m) {
         Some(CongestionMarksName::Ecn) => {
             s.mark_response = MarkResponse::Ecn;
-            r.echo = CongestionEcho::UntilCwr;
+            r.echo = if dctcp {
+                CongestionEcho::Dctcp
+            } else {
+                CongestionEcho::UntilCwr
+            };
         }
         Some(CongestionMarksName::Bcn) => {
             let reaction = match bcn_reaction.map(|(reaction, _)| reaction) {

@@ -1,6 +1,7 @@
 //! `[tcp]` and each flow's `tcp = { … }`: profile, variant and every switch.
 
 use super::*;
+use congsim_tcp::CongestionControl;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -13,13 +14,54 @@ pub enum VariantName {
     Sack,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CongestionControlName {
-    /// The profile's additive increase and halving (ns-2 `opencwnd()`, 4.4BSD, RFC 5681).
-    Aimd,
-    /// CUBIC, RFC 9438 (β = 0.7, C = 0.4, fast convergence, Reno-friendly region).
-    Cubic,
+/// A congestion controller's name: any of `congsim_tcp::CongestionControl::ALL`, the one list
+/// the TCP crate keeps (a new controller needs no change here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CongestionControlName(pub CongestionControl);
+
+impl<'de> Deserialize<'de> for CongestionControlName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        CongestionControl::from_name(&name)
+            .map(Self)
+            .ok_or_else(|| {
+                // Worded as serde words an unknown variant of the other enumerations.
+                let names: Vec<String> = CongestionControl::ALL
+                    .iter()
+                    .map(|c| format!("`{}`", c.name()))
+                    .collect();
+                serde::de::Error::custom(format_args!(
+                    "unknown variant `{name}`, expected one of {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+impl Serialize for CongestionControlName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0.name())
+    }
+}
+
+impl JsonSchema for CongestionControlName {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CongestionControlName".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let one_of: Vec<serde_json::Value> = CongestionControl::ALL
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "description": c.description(),
+                    "type": "string",
+                    "const": c.name(),
+                })
+            })
+            .collect();
+        schemars::json_schema!({ "oneOf": one_of })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
