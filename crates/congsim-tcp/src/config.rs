@@ -81,6 +81,10 @@ pub enum SackSender {
     /// RFC 3517, its predecessor: classic duplicate ACKs, no `IsLost` entry, no rescue, no
     /// pipe-governed sending before recovery.
     Rfc3517,
+    /// RFC 6675 with Proportional Rate Reduction (RFC 6937, PRR-SSRB): cwnd falls to
+    /// ssthresh as the recovery's ACKs come rather than at its start (Linux's and ns-3's
+    /// default recovery).
+    Prr,
 }
 
 /// How Tahoe resumes after its fast retransmit (spec §4.1).

@@ -61,6 +61,8 @@ pub enum AfterCut {
     Ssthresh,
     /// One segment (Tahoe, a timeout).
     OneSegment,
+    /// Unchanged: the recovery lowers it as ACKs come (PRR, RFC 6937).
+    Kept,
 }
 
 /// A change of cwnd and ssthresh: every one the sender makes is one of these.
@@ -277,6 +279,7 @@ impl CongestionWindow {
                     //= RFC 6675 (4.2): ssthresh = cwnd = (FlightSize / 2)
                     AfterCut::Ssthresh => new_ssthresh.min(cwnd.max(2.0)),
                     AfterCut::OneSegment => 1.0,
+                    AfterCut::Kept => *cwnd,
                 };
             }
             (
@@ -294,6 +297,7 @@ impl CongestionWindow {
                     AfterCut::Reduced => reduced.min((*cwnd).max(2 * *mss)),
                     AfterCut::Ssthresh => new_ssthresh.min((*cwnd).max(2 * *mss)),
                     AfterCut::OneSegment => *mss,
+                    AfterCut::Kept => *cwnd,
                 };
             }
             (window, ..) => unreachable!("{cut:?} given to {window:?}"),

@@ -99,6 +99,7 @@ const RECOVERIES: &[Recovery] = &[
     recovery(Profile::Rfc, Variant::NewReno, None, None),
     recovery(Profile::Rfc, Variant::Sack, None, Some(SackSender::Rfc6675)),
     recovery(Profile::Rfc, Variant::Sack, None, Some(SackSender::Rfc3517)),
+    recovery(Profile::Rfc, Variant::Sack, None, Some(SackSender::Prr)),
 ];
 
 /// Whether the sender answers congestion marks (and the bottleneck marks).

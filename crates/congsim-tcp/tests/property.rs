@@ -171,8 +171,13 @@ fn cases() -> Vec<Case> {
                     Some(SackSender::Ns2Sack1),
                     Some(SackSender::Rfc6675),
                     Some(SackSender::Rfc3517),
+                    Some(SackSender::Prr),
                 ],
-                (Variant::Sack, true) => &[Some(SackSender::Rfc6675), Some(SackSender::Rfc3517)],
+                (Variant::Sack, true) => &[
+                    Some(SackSender::Rfc6675),
+                    Some(SackSender::Rfc3517),
+                    Some(SackSender::Prr),
+                ],
                 _ => &[None],
             };
             for &sack_sender in senders {

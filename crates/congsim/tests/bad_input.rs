@@ -269,7 +269,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[tcp]\nprofile = \"bsd\"\nvariant = \"sack\"\nsack_sender = \"ns2_sack1\"\n"
                 )
             }),
-            "bad.toml: tcp.sack_sender: ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675 or rfc3517",
+            "bad.toml: tcp.sack_sender: ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675, rfc3517 or prr",
         ),
         (
             "too many SACK blocks",

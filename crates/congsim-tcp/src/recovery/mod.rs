@@ -11,6 +11,7 @@
 
 mod common;
 mod newreno;
+mod prr;
 mod reno;
 mod rfc6582;
 mod rfc6675;
@@ -68,7 +69,7 @@ impl Recovery {
             Variant::NewReno => Self::Dupack(DupackRecovery::Rfc6582(Rfc6582::default())),
             Variant::Sack => Self::Sack(match cfg.sack_sender {
                 SackSender::Ns2Sack1 => SackRecovery::Sack1(Sack1::default()),
-                SackSender::Rfc6675 | SackSender::Rfc3517 => {
+                SackSender::Rfc6675 | SackSender::Rfc3517 | SackSender::Prr => {
                     SackRecovery::Rfc6675(Rfc6675::default())
                 }
             }),

@@ -1,16 +1,18 @@
 //! Conservative SACK-based loss recovery, RFC 6675 (and its predecessor RFC 3517 behind
-//! `SackSender::Rfc3517`), spec §4.4.2.
+//! `SackSender::Rfc3517`), spec §4.4.2; with `SackSender::Prr`, cwnd falls to ssthresh during
+//! recovery by Proportional Rate Reduction (RFC 6937, `super::prr`) instead of at entry.
 //!
 //! Sequence numbers here are segment indices: a segment is SACKed or not as a whole, so the
 //! RFC's byte rules become segment rules (`IsLost`: at least `dupthresh` SACKed segments above;
 //! `cwnd − pipe ≥ 1 SMSS`: `cwnd_segments ≥ pipe + 1`).
 
+use super::prr::Prr;
 use super::scoreboard::Scoreboard;
 use crate::config::SackSender;
 use crate::congestion::{Cause, CutBase};
 use crate::sender_core::{CwndAction, SendCause, SenderCore};
 use crate::stats::TraceKind;
-use crate::window::AfterCut;
+use crate::window::{AfterCut, WindowChange};
 use congsim_core::time::SimTime;
 use congsim_core::wire::SackBlocks;
 
@@ -27,6 +29,15 @@ pub(crate) struct Rfc6675 {
     /// `RecoveryPoint`, as one past the highest segment sent when recovery began (or when the
     /// last timeout fired); `None` before the first.
     recovery_point: Option<u64>,
+    /// PRR's counts, during a recovery with `SackSender::Prr`.
+    prr: Option<Prr>,
+}
+
+/// `snd_una` and the SACKed segments above it before an ACK, for PRR's `DeliveredData`.
+#[derive(Clone, Copy)]
+struct Before {
+    snd_una: u64,
+    sacked: u64,
 }
 
 impl Rfc6675 {
@@ -44,6 +55,10 @@ impl Rfc6675 {
     ) {
         let blocks = sack.ranges(ack_seg);
         self.scoreboard.extend_to(s.snd_una, s.snd_max);
+        let before = (s.cfg.sack_sender == SackSender::Prr).then(|| Before {
+            snd_una: s.snd_una,
+            sacked: self.scoreboard.sacked_between(s.snd_una, s.snd_max),
+        });
         if ack_seg > s.snd_una {
             let was_recovering = s.in_recovery();
             if was_recovering && self.recovery_point.is_some_and(|p| ack_seg >= p) {
@@ -51,6 +66,10 @@ impl Rfc6675 {
                 s.leave_recovery();
                 if s.last_cwnd_action == CwndAction::DupAck {
                     s.last_cwnd_action = CwndAction::Exited;
+                }
+                //= RFC 6937 §3: at the end of recovery, cwnd = ssthresh
+                if self.prr.take().is_some() {
+                    s.change_window(WindowChange::SsthreshPlus(0));
                 }
             }
             // No window growth while recovering (cwnd was set to ssthresh on entry).
@@ -60,6 +79,7 @@ impl Rfc6675 {
                 s.stats.partial_acks += 1;
                 s.record(now, TraceKind::PartialAck);
                 self.set_pipe(s);
+                self.reduce_proportionally(s, before);
                 self.send_in_recovery(s, now);
             } else {
                 self.send_loop(s, now, s.cfg.max_burst);
@@ -73,10 +93,11 @@ impl Rfc6675 {
         if s.in_recovery() {
             // (B) Every ACK: update the scoreboard, recompute pipe, send what cwnd allows.
             self.set_pipe(s);
+            self.reduce_proportionally(s, before);
             self.send_in_recovery(s, now);
             return;
         }
-        let rfc6675 = s.cfg.sack_sender == SackSender::Rfc6675;
+        let rfc6675 = s.cfg.sack_sender != SackSender::Rfc3517;
         // RFC 6675 counts a duplicate only if it brings new SACK information.
         if !classic_duplicate || (rfc6675 && !new_sack_info) {
             return;
@@ -86,7 +107,7 @@ impl Rfc6675 {
             s.cfg.fast_retransmit && self.recovery_point.is_none_or(|point| s.snd_una >= point);
         let lost_first = rfc6675 && self.is_lost(s, s.snd_una);
         if may_enter && (s.dupacks >= s.cfg.dupthresh || lost_first) {
-            self.enter(s, now);
+            self.enter(s, now, before);
         } else if s.dupacks < s.cfg.dupthresh && s.cfg.limited_transmit {
             if rfc6675 {
                 self.pre_recovery_send(s, now);
@@ -115,7 +136,7 @@ impl Rfc6675 {
     }
 
     /// Step (4): fast retransmit and entry into loss recovery.
-    fn enter(&mut self, s: &mut SenderCore, now: SimTime) {
+    fn enter(&mut self, s: &mut SenderCore, now: SimTime, before: Option<Before>) {
         self.recovery_point = Some(s.snd_max);
         // FlightSize without the segments step (3) sent (RFC 5681 §3.2 note 4).
         let flight = s.flight_size();
@@ -124,8 +145,16 @@ impl Rfc6675 {
             let base = CutBase::Flight { segments: flight };
             //= RFC 6675 (4.2): ssthresh = cwnd = (FlightSize / 2)
             // The FlightSize still counts the SACKed segments, so it can exceed cwnd: the cut
-            // never raises cwnd.
-            s.cut(now, Cause::Loss, base, AfterCut::Ssthresh);
+            // never raises cwnd. PRR sets ssthresh alone and lowers cwnd as ACKs come.
+            let after = if before.is_some() {
+                AfterCut::Kept
+            } else {
+                AfterCut::Ssthresh
+            };
+            s.cut(now, Cause::Loss, base, after);
+        }
+        if before.is_some() {
+            self.prr = Some(Prr::begin(s.snd_max - s.snd_una));
         }
         s.last_cwnd_action = CwndAction::DupAck;
         s.recover = s.maxseq();
@@ -135,11 +164,28 @@ impl Rfc6675 {
         s.cancel_rtt_timing();
         let first = s.snd_una;
         s.output(now, first, SendCause::FastRetransmit);
+        if let Some(prr) = &mut self.prr {
+            prr.sent();
+        }
         self.high_rxt_end = first + 1;
         self.rescue_rxt_end = first + 1;
         s.record(now, TraceKind::FastRetransmit);
         self.set_pipe(s);
+        self.reduce_proportionally(s, before);
         self.send_in_recovery(s, now);
+    }
+
+    /// PRR (RFC 6937 §3), on every ACK in recovery: cwnd = pipe + sndcnt, from what this ACK
+    /// delivered (`DeliveredData`: the change in `snd_una` plus the change in SACKed segments).
+    fn reduce_proportionally(&mut self, s: &mut SenderCore, before: Option<Before>) {
+        let (Some(prr), Some(before)) = (&mut self.prr, before) else {
+            return;
+        };
+        let sacked = self.scoreboard.sacked_between(s.snd_una, s.snd_max);
+        let delivered = (s.snd_una - before.snd_una + sacked).saturating_sub(before.sacked);
+        let ssthresh = s.window().ssthresh_segments();
+        let cwnd = prr.on_ack(delivered, self.pipe, ssthresh);
+        s.change_window(WindowChange::Segments(cwnd));
     }
 
     /// `IsLost(seg)`: at least `dupthresh` SACKed segments lie above it.
@@ -179,6 +225,9 @@ impl Rfc6675 {
             s.snd_nxt = s.snd_nxt.max(seg + 1);
             self.scoreboard.extend_to(s.snd_una, s.snd_max);
             self.pipe += 1;
+            if let Some(prr) = &mut self.prr {
+                prr.sent();
+            }
             sent += 1;
             if s.cfg.max_burst > 0 && sent == s.cfg.max_burst {
                 break;
@@ -207,7 +256,7 @@ impl Rfc6675 {
             return Some((seg, SendCause::SackHole));
         }
         // (4) RFC 6675 rescue: once per recovery, the highest unSACKed outstanding segment.
-        if s.cfg.sack_sender == SackSender::Rfc6675 && s.snd_una >= self.rescue_rxt_end {
+        if s.cfg.sack_sender != SackSender::Rfc3517 && s.snd_una >= self.rescue_rxt_end {
             let seg = (s.snd_una..s.snd_max)
                 .rev()
                 .find(|&seg| !self.scoreboard.is_sacked(seg))?;
@@ -249,6 +298,7 @@ impl Rfc6675 {
             self.scoreboard.clear();
         }
         self.recovery_point = Some(s.snd_max);
+        self.prr = None;
         s.limited_transmit_outstanding = 0;
         self.high_rxt_end = s.snd_una;
         s.leave_recovery();
@@ -369,6 +419,36 @@ mod tests {
         // 7 resent; pipe = 7 (retransmitted, lost: 1) + 11..14 (4) = 5 > cwnd: nothing more.
         assert_eq!(sent, [(7, true)]);
         assert_eq!(r.pipe, 5);
+    }
+
+    #[test]
+    fn prr_lowers_cwnd_to_ssthresh_over_the_recovery_not_at_its_start() {
+        let (mut s, mut r) = sender_with_7_to_14_out(100);
+        s.cfg.sack_sender = SackSender::Prr;
+        let t = SimTime::from_millis(20);
+        s.outbox.clear();
+        for right in 9..=11 {
+            let mut sack = SackBlocks::EMPTY;
+            sack.push(7, 8, right);
+            r.on_ack(&mut s, t, 7, &sack, true);
+        }
+        assert!(s.in_recovery());
+        assert_eq!(s.window().ssthresh_segments(), 4.0, "FlightSize 8 / 2");
+        // pipe 5 (as above) > ssthresh: the one segment delivered of RecoverFS 8 allows
+        // ceil(1 · 4 / 8) = 1 out, the retransmission; cwnd = pipe + 0, not ssthresh yet.
+        assert_eq!(s.window().cwnd_segments(), 5.0);
+        let sent: Vec<u64> = s.outbox.iter().map(|seg| seg.header.seq).collect();
+        assert_eq!(sent, [7]);
+        // 11 SACKed: pipe 4 = ssthresh, so nothing more (PRR-SSRB: min(ssthresh − pipe, …)).
+        let mut sack = SackBlocks::EMPTY;
+        sack.push(7, 8, 12);
+        r.on_ack(&mut s, t, 7, &sack, true);
+        assert_eq!(s.window().cwnd_segments(), 4.0);
+        // The retransmission arrives and everything up to RecoveryPoint is acknowledged:
+        // recovery ends with cwnd = ssthresh.
+        r.on_ack(&mut s, t, 15, &SackBlocks::EMPTY, false);
+        assert!(!s.in_recovery());
+        assert_eq!(s.window().cwnd_segments(), 4.0);
     }
 
     #[test]

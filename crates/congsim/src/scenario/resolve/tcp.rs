@@ -371,19 +371,20 @@ fn sack(m: &Merge<'_>, s: &mut SenderConfig, r: &mut ReceiverConfig) -> Result<(
             SackSenderName::Ns2Sack1 => SackSender::Ns2Sack1,
             SackSenderName::Rfc6675 => SackSender::Rfc6675,
             SackSenderName::Rfc3517 => SackSender::Rfc3517,
+            SackSenderName::Prr => SackSender::Prr,
         };
         if variant != Variant::Sack {
             return Err(ctx.err(path, "applies to variant = \"sack\" only"));
         }
         if byte_mode && s.sack_sender == SackSender::Ns2Sack1 {
-            return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675 or rfc3517"));
+            return Err(ctx.err(path, "ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675, rfc3517 or prr"));
         }
     }
     if let Some((on, path)) = pick!(p, sack_clear_on_rto) {
         if variant != Variant::Sack || s.sack_sender == SackSender::Ns2Sack1 {
             return Err(ctx.err(
                 path,
-                "applies to the rfc6675 and rfc3517 SACK senders (ns2_sack1 always clears)",
+                "applies to the rfc6675, rfc3517 and prr SACK senders (ns2_sack1 always clears)",
             ));
         }
         s.sack_clear_on_rto = on;

@@ -73,6 +73,9 @@ pub enum SackSenderName {
     Rfc6675,
     /// RFC 3517, RFC 6675's predecessor.
     Rfc3517,
+    /// RFC 6675 with Proportional Rate Reduction (RFC 6937): cwnd falls to ssthresh over the
+    /// recovery instead of at its start (Linux's and ns-3's default).
+    Prr,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
