@@ -545,6 +545,10 @@ impl SenderCore {
     /// Payload bytes of segments `from..to`: full segments, but for the ns-2 opening packet
     /// and the short last segment of a byte-mode transfer.
     fn payload_between(&self, from: u64, to: u64) -> u64 {
+        if !(self.cfg.syn && from == 0) && to < self.end {
+            // Full segments only: the common case, without a look at each end.
+            return (to - from) * u64::from(self.cfg.mss);
+        }
         match to - from {
             0 => 0,
             1 => u64::from(self.payload_of(from)),

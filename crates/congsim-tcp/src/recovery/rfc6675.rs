@@ -183,9 +183,11 @@ impl Rfc6675 {
         };
         let sacked = self.scoreboard.sacked_between(s.snd_una, s.snd_max);
         let delivered = (s.snd_una - before.snd_una + sacked).saturating_sub(before.sacked);
-        let ssthresh = s.window().ssthresh_segments();
-        let cwnd = prr.on_ack(delivered, self.pipe, ssthresh);
-        s.change_window(WindowChange::Segments(cwnd));
+        let (cwnd, ssthresh) = (s.window().cwnd_segments(), s.window().ssthresh_segments());
+        // Above ssthresh PRR never raises cwnd, so that a mark answered on this ACK (BCN's
+        // per-ACK decrease) stands (spec §4.4.4).
+        let reduced = prr.on_ack(delivered, self.pipe, ssthresh).min(cwnd.max(ssthresh));
+        s.change_window(WindowChange::Segments(reduced));
     }
 
     /// `IsLost(seg)`: at least `dupthresh` SACKed segments lie above it.
