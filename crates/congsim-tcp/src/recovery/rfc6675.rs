@@ -186,7 +186,9 @@ impl Rfc6675 {
         let (cwnd, ssthresh) = (s.window().cwnd_segments(), s.window().ssthresh_segments());
         // Above ssthresh PRR never raises cwnd, so that a mark answered on this ACK (BCN's
         // per-ACK decrease) stands (spec §4.4.4).
-        let reduced = prr.on_ack(delivered, self.pipe, ssthresh).min(cwnd.max(ssthresh));
+        let reduced = prr
+            .on_ack(delivered, self.pipe, ssthresh)
+            .min(cwnd.max(ssthresh));
         s.change_window(WindowChange::Segments(reduced));
     }
 
