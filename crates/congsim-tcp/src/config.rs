@@ -194,6 +194,9 @@ pub struct SenderConfig {
     pub max_cwnd: u32,
     /// ns-2 `maxburst_`: packets per send-loop call (0 = unlimited).
     pub max_burst: u32,
+    /// Pace transmissions at the rate the controller asks (`CongestionOps::pacing_rate_bps`):
+    /// each segment leaves no earlier than its predecessor's size at that rate after it.
+    pub pacing: bool,
     pub timer_mode: TimerMode,
     /// TCP clock granularity G (ns-2 `tcpTick_`, BSD slow-timer period).
     pub tick: SimDuration,
@@ -399,6 +402,7 @@ impl Profile {
             mark_response: MarkResponse::Off,
             ssthresh_from_flight: false,
             congestion_control: CongestionControl::Aimd,
+            pacing: false,
         };
         match self {
             Self::Ns2_2000 => ns2_2000,

@@ -114,16 +114,21 @@ impl TcpSender {
         }
     }
 
-    /// The instant the caller must call [`Self::on_timeout`] (exact mode only; the tick mode is
-    /// driven by [`Self::on_slow_tick`]).
+    /// The instant the caller must call [`Self::on_timeout`]: the retransmit timer's expiry
+    /// (exact mode only; the tick mode's is driven by [`Self::on_slow_tick`]) or the release
+    /// of a segment pacing held back.
     pub fn next_timeout(&self) -> Option<SimTime> {
         self.core.next_timeout()
     }
 
-    /// Exact-mode wake-up. Stale wake-ups (the timer was re-armed later) are ignored.
+    /// A wake-up: the retransmit timer (exact mode) or a pacing release. Stale wake-ups (the
+    /// timer was re-armed later, nothing is held) are ignored.
     pub fn on_timeout(&mut self, now: SimTime) {
         if self.core.take_expired_timer(now) {
             self.timeout(now);
+        }
+        if self.core.take_pacing_release(now) {
+            self.send_much(now);
         }
     }
 
@@ -250,6 +255,52 @@ mod tests {
         let reno = TcpSender::new(Profile::Bsd.sender(Variant::Reno), SimDuration::ZERO);
         assert_eq!(sack_sender_of(&reno), None);
         assert_eq!(reno.pipe(), None);
+    }
+
+    #[test]
+    fn a_pacing_sender_spaces_its_window_at_the_controllers_rate() {
+        let cfg = SenderConfig {
+            rwnd: 100,
+            pacing: true,
+            ..Profile::Ns2_2000.sender(Variant::Reno)
+        };
+        let mut s = TcpSender::new(cfg, SimDuration::ZERO);
+        let mut out = Vec::new();
+        s.start(SimTime::ZERO, None);
+        s.drain_transmit(&mut out);
+        assert_eq!(out.len(), 1, "nothing is paced before an RTT is measured");
+        // The first ACK measures 100 ms and opens cwnd to 2: the rate is 2 · cwnd / srtt
+        // (slow start); the first segment leaves at once, the second one gap later.
+        let ack_at = SimTime::from_millis(100);
+        s.on_ack(ack_at, &TcpHeader::ack(1, 0));
+        out.clear();
+        s.drain_transmit(&mut out);
+        assert_eq!(out.len(), 1);
+        let rate_bps = 2.0 * 2.0 * f64::from(s.config().mss) * 8.0 / 0.1;
+        let gap_ps = (f64::from(out[0].wire_bytes) * 8.0 / rate_bps * 1e12) as u64;
+        let release = s.next_timeout().expect("a release is due");
+        assert_eq!(release, ack_at + SimDuration::from_ps(gap_ps));
+        s.on_timeout(release);
+        out.clear();
+        s.drain_transmit(&mut out);
+        assert_eq!(out.len(), 1, "released");
+        // Unpaced, both leave on the ACK.
+        let mut unpaced = TcpSender::new(
+            SenderConfig {
+                pacing: false,
+                ..s.config().clone()
+            },
+            SimDuration::ZERO,
+        );
+        unpaced.start(SimTime::ZERO, None);
+        unpaced.on_ack(ack_at, &TcpHeader::ack(1, 0));
+        out.clear();
+        unpaced.drain_transmit(&mut out);
+        assert_eq!(
+            out.len(),
+            3,
+            "the first segment and the two the ACK released"
+        );
     }
 
     #[test]

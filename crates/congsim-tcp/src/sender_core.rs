@@ -72,6 +72,14 @@ pub(crate) struct SenderCore {
     told_controller_to: u64,
     /// The ACK being processed carries ECN-Echo.
     pub(crate) ece_on_this_ack: bool,
+    /// Pacing (`cfg.pacing`): the rate once an RTT is known, the earliest instant the next
+    /// segment may leave, and whether a send loop stopped for it (a wake-up is then due).
+    pacing_rate_bps: Option<f64>,
+    pacing_release: SimTime,
+    pacing_held: bool,
+    /// The exact RTT smoothed as RFC 6298 smooths it (gain 1/8), for the pacing rate; the
+    /// profiles' estimators are tick-quantised.
+    smoothed_rtt: Option<SimDuration>,
     /// The round trip the ACK being processed measured, and the smallest so far.
     rtt_sample: Option<SimDuration>,
     min_rtt: Option<SimDuration>,
@@ -137,6 +145,10 @@ impl SenderCore {
             window,
             controller: Controller::new(cfg.congestion_control),
             told_controller_to: 0,
+            pacing_rate_bps: None,
+            pacing_release: SimTime::ZERO,
+            pacing_held: false,
+            smoothed_rtt: None,
             ece_on_this_ack: false,
             rtt_sample: None,
             min_rtt: None,
@@ -309,7 +321,10 @@ impl SenderCore {
     /// (0: unlimited).
     pub(crate) fn send_window(&mut self, now: SimTime, burst: u32, extra_packets: u64) {
         let mut sent = 0;
-        while self.snd_nxt < self.end && self.window_allows_beyond(self.snd_nxt, 0, extra_packets) {
+        while self.snd_nxt < self.end
+            && self.window_allows_beyond(self.snd_nxt, 0, extra_packets)
+            && !self.pacing_holds(now)
+        {
             self.output(now, self.snd_nxt, SendCause::Window);
             self.snd_nxt += 1;
             sent += 1;
@@ -381,6 +396,10 @@ impl SenderCore {
             retransmission: is_retransmission,
             ect,
         });
+        if let Some(rate_bps) = self.pacing_rate_bps {
+            let gap_ps = (f64::from(wire_bytes) * 8.0 / rate_bps * 1e12) as u64;
+            self.pacing_release = self.pacing_release.max(now) + SimDuration::from_ps(gap_ps);
+        }
         if !self.timer_pending() || nothing_outstanding {
             self.arm_timer(now);
         }
@@ -437,6 +456,12 @@ impl SenderCore {
     }
 
     pub(crate) fn next_timeout(&self) -> Option<SimTime> {
+        if self.pacing_held {
+            let release = Some(self.pacing_release);
+            return self
+                .rto_deadline
+                .map_or(release, |rto| release.min(Some(rto)));
+        }
         self.rto_deadline
     }
 
@@ -495,6 +520,10 @@ impl SenderCore {
         self.rtt_active = false;
         self.rtt_ticks = 0;
         self.rtt_sample = Some(exact);
+        //= RFC 6298 (2.3): SRTT <- (1 - 1/8) * SRTT + 1/8 * R'
+        self.smoothed_rtt = Some(self.smoothed_rtt.map_or(exact, |srtt| {
+            SimDuration::from_ps((srtt.as_ps() * 7 + exact.as_ps()) / 8)
+        }));
         self.min_rtt = Some(self.min_rtt.map_or(exact, |min| min.min(exact)));
         let s = exact.as_secs_f64();
         let st = &mut self.stats;
@@ -584,6 +613,30 @@ impl SenderCore {
         if let Some(cwnd) = self.controller.on_ack(&self.window, &sample) {
             self.change_window(WindowChange::Cwnd(cwnd));
         }
+        if self.cfg.pacing
+            && let Some(srtt) = self.smoothed_rtt
+        {
+            let rate = (self.controller).pacing_rate_bps(&self.window, self.cfg.mss, srtt);
+            self.pacing_rate_bps = (rate > 0.0 && rate.is_finite()).then_some(rate);
+        }
+    }
+
+    /// Pacing holds the next segment back at `now` (the send loops stop; `next_timeout`
+    /// then includes the release).
+    #[inline]
+    pub(crate) fn pacing_holds(&mut self, now: SimTime) -> bool {
+        let held = self.pacing_rate_bps.is_some() && self.pacing_release > now;
+        self.pacing_held |= held;
+        held
+    }
+
+    /// `true` (once) when a segment pacing held back may now leave.
+    pub(crate) fn take_pacing_release(&mut self, now: SimTime) -> bool {
+        let due = self.pacing_held && self.pacing_release <= now;
+        if due {
+            self.pacing_held = false;
+        }
+        due
     }
 
     /// Segments outstanding, without those Limited Transmit sent.

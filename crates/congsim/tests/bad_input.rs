@@ -666,7 +666,7 @@ fn overrides_are_validated_like_the_file() {
     );
     assert_eq!(
         over("tcp.colour", serde_json::json!("blue")),
-        "base.toml: tcp.colour: unknown field `colour`, expected one of `variant`, `congestion_control`, `profile`, `packet_size`, `header_bytes`, `window`, `receiver_buffer`, `window_scaling`, `fast_retransmit`, `delayed_ack`, `delayed_ack_interval`, `tick`, `timer`, `boot_phase`, `initial_rto`, `min_rto`, `initial_window`, `syn`, `max_burst`, `max_cwnd`, `ns2_bugfix`, `tahoe_resume`, `reno_flavour`, `reno_ca_extra`, `limited_transmit`, `newreno_impatient`, `partial_window_deflation`, `sack_sender`, `sack_blocks`, `sack_clear_on_rto`, `congestion_marks`, `bcn_factor`, `bcn_reaction`"
+        "base.toml: tcp.colour: unknown field `colour`, expected one of `variant`, `congestion_control`, `profile`, `packet_size`, `header_bytes`, `window`, `receiver_buffer`, `window_scaling`, `fast_retransmit`, `delayed_ack`, `delayed_ack_interval`, `tick`, `timer`, `boot_phase`, `initial_rto`, `min_rto`, `initial_window`, `syn`, `max_burst`, `pacing`, `max_cwnd`, `ns2_bugfix`, `tahoe_resume`, `reno_flavour`, `reno_ca_extra`, `limited_transmit`, `newreno_impatient`, `partial_window_deflation`, `sack_sender`, `sack_blocks`, `sack_clear_on_rto`, `congestion_marks`, `bcn_factor`, `bcn_reaction`"
     );
     assert_eq!(
         over("links[0].queue.min_th", serde_json::json!(5)),

@@ -155,3 +155,33 @@ fn every_controller_of_the_list_runs_from_a_scenario_file() {
         "{message}"
     );
 }
+
+#[test]
+fn a_paced_sender_never_sends_two_segments_at_one_instant() {
+    // One CUBIC flow, a buffer large enough for no loss: pacing spreads each window over the
+    // round trip at 2 or 1.2 times cwnd per smoothed RTT (Linux's rule), where the unpaced
+    // sender sends what each ACK releases at once.
+    let text = |pacing: bool| {
+        datacenter_dumbbell("cubic", "{ limit_packets = 10000 }")
+            .replace("pairs = 10", "pairs = 1")
+            .replace("[tcp]\n", &format!("[tcp]\npacing = {pacing}\n"))
+            .replace("[metrics]\n", "[metrics]\nsequence_trace = true\n")
+    };
+    let same_instant = |r: &congsim::RunResult| {
+        let trace = r.table("sequence").expect("traced");
+        let (time, event) = (
+            f64_col_of(trace, "time_s"),
+            str_col_of(Some(trace), "event"),
+        );
+        let sends: Vec<f64> = (0..time.len())
+            .filter(|&i| event[i] == "send" && time[i] > 0.001)
+            .map(|i| time[i])
+            .collect();
+        sends.windows(2).filter(|w| w[0] == w[1]).count()
+    };
+    let (paced, unpaced) = (run_toml(&text(true)), run_toml(&text(false)));
+    assert_eq!(same_instant(&paced), 0);
+    assert!(same_instant(&unpaced) > 1000, "{}", same_instant(&unpaced));
+    let goodput = |r: &congsim::RunResult| f64_col(r, "flows", "goodput_bps")[0];
+    assert!((goodput(&paced) / goodput(&unpaced) - 1.0).abs() < 0.01);
+}

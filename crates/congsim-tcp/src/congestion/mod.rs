@@ -12,6 +12,7 @@ mod ops;
 
 use crate::config::CongestionControl;
 use crate::window::{CongestionWindow, Cut, WindowSize};
+use congsim_core::time::SimDuration;
 
 pub use ops::{AckSample, Cause, CongestionEvent, CongestionOps, CutBase, SentSegment};
 
@@ -52,6 +53,19 @@ macro_rules! dispatch {
             fn on_sent(&mut self, segment: &SentSegment) {
                 match self {
                     $(Self::$variant(state) => state.on_sent(segment),)+
+                }
+            }
+
+            fn pacing_rate_bps(
+                &self,
+                window: &CongestionWindow,
+                segment_bytes: u32,
+                smoothed_rtt: SimDuration,
+            ) -> f64 {
+                match self {
+                    $(Self::$variant(state) => {
+                        state.pacing_rate_bps(window, segment_bytes, smoothed_rtt)
+                    })+
                 }
             }
         }

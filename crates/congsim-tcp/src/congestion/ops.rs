@@ -95,6 +95,22 @@ pub trait CongestionOps {
 
     /// A segment was sent.
     fn on_sent(&mut self, _segment: &SentSegment) {}
+
+    /// The rate a pacing sender (`SenderConfig::pacing`) sends at, asked after each ACK of new
+    /// data once an RTT has been measured. The default is Linux's (`tcp_update_pacing_rate`):
+    /// twice cwnd per smoothed RTT in slow start, 1.2 times after it.
+    fn pacing_rate_bps(
+        &self,
+        window: &CongestionWindow,
+        segment_bytes: u32,
+        smoothed_rtt: SimDuration,
+    ) -> f64 {
+        //= Linux tcp_update_pacing_rate(): sysctl_tcp_pacing_ss_ratio 200,
+        //=     sysctl_tcp_pacing_ca_ratio 120
+        let ratio = if window.in_slow_start() { 2.0 } else { 1.2 };
+        let cwnd_bits = window.cwnd_segments() * f64::from(segment_bytes) * 8.0;
+        ratio * cwnd_bits / smoothed_rtt.as_secs_f64()
+    }
 }
 
 #[cfg(test)]

@@ -221,7 +221,7 @@ impl Rfc6675 {
     /// Step (C): while `cwnd − pipe ≥ 1 SMSS`, send what `NextSeg()` returns.
     fn send_in_recovery(&mut self, s: &mut SenderCore, now: SimTime) {
         let mut sent = 0;
-        while (self.pipe + 1) as f64 <= s.window().cwnd_segments() {
+        while (self.pipe + 1) as f64 <= s.window().cwnd_segments() && !s.pacing_holds(now) {
             let Some((seg, cause)) = self.next_seg(s) else {
                 break;
             };
@@ -280,7 +280,10 @@ impl Rfc6675 {
         }
         let mut sent = 0;
         let mut skipped = self.scoreboard.sacked_between(s.snd_una, s.snd_nxt);
-        while s.snd_nxt < s.end && s.window_allows_beyond(s.snd_nxt, skipped, 0) {
+        while s.snd_nxt < s.end
+            && s.window_allows_beyond(s.snd_nxt, skipped, 0)
+            && !s.pacing_holds(now)
+        {
             let seg = s.snd_nxt;
             s.snd_nxt += 1;
             if self.scoreboard.is_sacked(seg) {

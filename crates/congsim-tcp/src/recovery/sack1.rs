@@ -129,7 +129,7 @@ impl Sack1 {
             } else {
                 s.snd_una
             };
-            if !open || last_ack >= s.end {
+            if !open || last_ack >= s.end || s.pacing_holds(now) {
                 break;
             }
             let next = match self.scoreboard.next_unsacked_unretransmitted() {

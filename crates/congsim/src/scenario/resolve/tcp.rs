@@ -304,6 +304,9 @@ fn sending(
         }
         s.syn = syn;
     }
+    if let Some((on, _)) = pick!(p, pacing) {
+        s.pacing = on;
+    }
     if let Some((b, _)) = pick!(p, max_burst) {
         s.max_burst = b;
     }

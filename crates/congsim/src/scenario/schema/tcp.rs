@@ -173,6 +173,9 @@ pub struct TcpSpec {
     pub syn: Option<bool>,
     /// ns-2 `maxburst_` (0 = unlimited).
     pub max_burst: Option<u32>,
+    /// Pace transmissions at the controller's rate (by default Linux's: 2·cwnd/srtt in slow
+    /// start, 1.2·cwnd/srtt after, from the exact smoothed RTT); default false.
+    pub pacing: Option<bool>,
     /// ns-2 `maxcwnd_`: cap on cwnd in packets (0 = none); packet-numbered profiles.
     pub max_cwnd: Option<u32>,
     /// ns-2 `bugFix_`.
