@@ -3,11 +3,11 @@
     .venv/bin/python bench/cubic_ns3.py [--out bench/results/cubic_ns3.csv] [--only a,b]
 
 Builds bench/ns3_cubic.cc with g++ against Debian's ns-3 (`apt-get install ns3 libns3-dev`)
-when the binary is missing or older than the source, writes each configuration as a congsim
-scenario into a temporary folder, runs both, and prints one row per flow: goodput, retransmission
-timeouts, fast recoveries and mean cwnd, for congsim, for ns-3 as it ships (HyStart on) and for
-ns-3 with HyStart off (congsim has no HyStart); the CSV (`--out`) adds drops and the times of
-every recovery and timeout.
+when the binary is missing or older than the source (or bench/ns3_common.h), writes each
+configuration as a congsim scenario into a temporary folder, runs both, and prints one row per
+flow: goodput, retransmission timeouts, fast recoveries and mean cwnd, for congsim, for ns-3 as
+it ships (HyStart on) and for ns-3 with HyStart off (congsim has no HyStart); the CSV (`--out`)
+adds drops and the times of every recovery and timeout.
 
 The network (both simulators): sender i -- 1 Gbps, rtt_i/2 - 2 ms -- r1 -- bottleneck, 1 ms --
 r2 -- 1 Gbps, 1 ms -- receiver; DropTail queues in packets, counting packets waiting beside the
@@ -37,20 +37,20 @@ and its `fast_retransmit` events, ns-3 the socket's entries into CA_RECOVERY).
 
 from __future__ import annotations
 
-import argparse
-import csv
 import os
-import platform
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import ns3_cross_check as common
+from ns3_cross_check import ROOT, fmt
+
 SOURCE = ROOT / "bench" / "ns3_cubic.cc"
-NS3_MODULES = ("core", "network", "internet", "point-to-point", "applications", "traffic-control")
 
 RATE_BPS = 100e6
 PACKET_BYTES = 1500
@@ -126,57 +126,27 @@ CONFIGS = (
 )
 
 
-def ns3_binary() -> Path:
-    """bench/ns3_cubic.cc built with g++ -O2 against the installed ns-3 (rebuilt when older
-    than the source). Debian's pkg-config files for ns-3 name an include path `/usr\\;` and
-    libgsl, which only libgsl-dev installs: the headers are in /usr/include/ns3 (the compiler's
-    own path) and the modules' libraries are linked by name."""
-    binary = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "ns3-bench" / "cubic"
-    if binary.exists() and binary.stat().st_mtime >= SOURCE.stat().st_mtime:
-        return binary
-    if not Path("/usr/include/ns3/core-module.h").exists():
-        sys.exit("ns-3 is not installed: apt-get install ns3 libns3-dev")
-    binary.parent.mkdir(parents=True, exist_ok=True)
-    libraries = [f"-lns3-{module}" for module in NS3_MODULES]
-    build = ["g++", "-O2", "-std=c++17", "-o", str(binary), str(SOURCE), *libraries]
-    subprocess.run(build, check=True)
-    return binary
-
-
-def ns3_version() -> str:
-    done = subprocess.run(
-        ["dpkg-query", "-W", "-f", "${Version}", "libns3-dev"], capture_output=True, text=True
-    )
-    return done.stdout.strip() or "unknown"
-
-
-def run_ns3(binary: Path, config: Config, hystart: bool) -> dict:
+def run_ns3(binary: Path, config: Config, hystart: bool) -> dict[str, Any]:
     flows = ",".join(f"{kind}:{rtt:g}" for kind, rtt in config.flows)
     command = [
         str(binary),
-        f"--rate={RATE_BPS:.0f}",
+        *common.run_flags(RATE_BPS, 1e9, config.access_queue, DURATION_S, LATE_FROM_S),
+        *common.tcp_flags(SEGMENT_BYTES, 3, config.receiver_buffer, config.sack),
         f"--bottleneckDelayMs={BOTTLENECK_DELAY_MS}",
         f"--buffer={config.buffer}",
-        f"--accessQueue={config.access_queue}",
         f"--flows={flows}",
-        f"--sack={str(config.sack).lower()}",
         f"--hystart={str(hystart).lower()}",
-        f"--segment={SEGMENT_BYTES}",
-        "--initialCwnd=3",
-        f"--buffers={config.receiver_buffer}",
-        f"--duration={DURATION_S}",
-        f"--from={LATE_FROM_S}",
         f"--sampleMs={SAMPLE_MS}",
     ]
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    flows_out: dict[int, dict] = {}
+    out, _ = common.run_program(command)
+    flows_out: dict[int, dict[str, Any]] = {}
     times: dict[tuple[int, str], list[float]] = {}
     drops = {}
     for line in out.splitlines():
         words = line.split()
         if words[0] == "flow":
             i = int(words[1])
-            fields = dict(zip(words[4::2], words[5::2], strict=True))
+            fields = common.pairs(words[4:])
             flows_out[i] = {
                 "goodput_bps": float(fields["goodput_bps"]),
                 "late_goodput_bps": float(fields["goodput_from_bps"]),
@@ -216,15 +186,8 @@ def congsim_toml(config: Config) -> str:
     ]
 
     def link(a: str, b: str, rate: str, delay_ms: float, limit: int) -> list[str]:
-        return [
-            "[[links]]",
-            f'from = "{a}"',
-            f'to = "{b}"',
-            f'rate = "{rate}"',
-            f'delay = "{delay_ms:g}ms"',
-            f'queue = {{ limit_packets = {limit}, semantics = "waiting" }}',
-            "",
-        ]
+        queue = f'{{ limit_packets = {limit}, semantics = "waiting" }}'
+        return common.toml_link(a, b, rate, f"{delay_ms:g}ms", queue)
 
     lines += link("r1", "r2", f"{RATE_BPS / 1e6:g}Mbps", BOTTLENECK_DELAY_MS, config.buffer)
     lines += link("r2", "dst", "1Gbps", BOTTLENECK_DELAY_MS, config.access_queue)
@@ -244,7 +207,7 @@ def congsim_toml(config: Config) -> str:
     return "\n".join(lines)
 
 
-def run_congsim(config: Config, folder: Path) -> dict:
+def run_congsim(config: Config, folder: Path) -> dict[str, Any]:
     import congsim
 
     path = folder / f"cubic-ns3-{config.name}.toml"
@@ -311,15 +274,13 @@ COLUMNS = (
 )
 
 
-def fmt(value: float | None, digits: int) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
-
-
 def times(values: list[float]) -> str:
     return " ".join(f"{t:.2f}" for t in values)
 
 
-def rows_of(config: Config, ns3: dict, ns3_off: dict, ours: dict) -> list[dict]:
+def rows_of(
+    config: Config, ns3: dict[str, Any], ns3_off: dict[str, Any], ours: dict[str, Any]
+) -> list[dict[str, Any]]:
     rows = []
     for i, (kind, rtt) in enumerate(config.flows):
         n, n0, c = ns3["flows"][i], ns3_off["flows"][i], ours["flows"][i]
@@ -361,7 +322,7 @@ def rows_of(config: Config, ns3: dict, ns3_off: dict, ours: dict) -> list[dict]:
     return rows
 
 
-def print_table(rows: list[dict]) -> None:
+def print_table(rows: list[dict[str, Any]]) -> None:
     head = (
         f"{'cfg':3} {'flow':12} {'SACK':4} | {'Mbps 0-30 s: ns-3 congsim ratio':>31} | "
         f"{'10-30 s: ns-3 congsim':>21} | {'RTOs':>7} | {'recov':>7} | {'mean cwnd':>13} | "
@@ -384,28 +345,19 @@ def print_table(rows: list[dict]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    parser = common.arguments(
+        __doc__, "comma-separated configuration names (default: all)", os.cpu_count() or 1
     )
-    parser.add_argument("--out", type=Path, help="write the table as CSV here")
-    parser.add_argument("--only", help="comma-separated configuration names (default: all)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
 
     configs = CONFIGS
     if args.only:
         wanted = set(args.only.split(","))
         configs = tuple(c for c in CONFIGS if c.name in wanted)
-    binary = ns3_binary()
+    binary = common.ns3_binary(SOURCE, "cubic")
     import congsim
 
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True
-    ).stdout.strip()
-    print(
-        f"ns-3 {ns3_version()} (Debian libns3-dev), congsim {congsim.__version__} at {commit}, "
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
+    common.print_versions(congsim.__version__)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         ns3_runs = {(c.name, h): pool.submit(run_ns3, binary, c, h) for c in configs for h in (True, False)}
         with tempfile.TemporaryDirectory() as tmp:
@@ -417,12 +369,7 @@ def main() -> None:
             )
     print_table(rows)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
-        print(f"wrote {args.out}")
+        common.write_csv(args.out, COLUMNS, rows)
 
 
 if __name__ == "__main__":

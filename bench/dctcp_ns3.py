@@ -4,28 +4,27 @@
         [--congsim-cc dctcp | aimd] [--ns3-only] [--ns3-as-shipped-only] [--jobs 1]
 
 Builds bench/ns3_dctcp.cc with g++ against Debian's ns-3 (`apt-get install ns3 libns3-dev`)
-when the binary is missing or older than the source, writes each configuration as a congsim
-scenario into a temporary folder, runs both, and prints per case the per-flow goodput, alpha,
-mean cwnd and ECN window reductions, and the bottleneck queue (mean, 99th percentile, maximum),
-marks, drops and Jain's index of the goodputs; the CSV (`--out`) holds one row per flow with
-the case's columns repeated.
+when the binary is missing or older than the source (or bench/ns3_common.h), writes each
+configuration as a congsim scenario into a temporary folder, runs both, and prints per case the
+per-flow goodput, alpha, mean cwnd and ECN window reductions, and the bottleneck queue (mean,
+99th percentile, maximum), marks, drops and Jain's index of the goodputs; the CSV (`--out`)
+holds one row per flow with the case's columns repeated.
 
-`--congsim-cc aimd` runs congsim's RFC 3168 ECN AIMD as a stand-in where congsim does not take
-`congestion_control = "dctcp"` yet (only to test the plumbing: its rows are labelled by the
-`congsim_cc` column and are not written unless `--out` is given); `--ns3-only` leaves congsim
-out (default CSV bench/results/dctcp_ns3_ns3only.csv).
+`--congsim-cc aimd` runs congsim's RFC 3168 ECN AIMD in place of its DCTCP (for comparison: its
+rows are labelled by the `congsim_cc` column, have no congsim alpha, and are not written unless
+`--out` is given); `--ns3-only` leaves congsim out (default CSV
+bench/results/dctcp_ns3_ns3only.csv).
 
 The network (both simulators; fixed before any run): N senders, each -- 10 Gbps, 10 us -- r1 --
 bottleneck 10 Gbps, 20 us -- r2 -- 10 Gbps, 10 us -- its own receiver (one receiving node per
 sender). Link rates count IP bytes (ns-3's devices run faster by its 2-byte PPP header); every
 queue but the bottleneck's holds 100 000 packets (congsim `semantics = "waiting"`, ns-3 device
 queues with no queue disc). The bottleneck marks as a step on the instantaneous queue at K = 65
-packets, limit 1000 packets: ns-3 RedQueueDisc MinTh = MaxTh = 65, QW = 1, UseEcn, no hard
-drop, MeanPktSize 1500, MaxSize 1000p, over a device queue of 1 packet; congsim RED with
-w_q = 1, mark_above_max_th, ns2_quirks off, max_th = 65 and min_th = 64.5 (congsim refuses
-max_th = min_th; with w_q = 1 the average is the whole number of packets waiting, so 64.5 and 65
-make the same step). Both mark an arrival that finds the RED queue at K or more; ns-3's RED
-queue does not count the packet waiting in the device queue, so with a backlog ns-3 marks at
+packets, limit 1000 packets: ns-3 RedQueueDisc MinTh = MaxTh = 65, QW = 1, UseEcn, no hard drop,
+MeanPktSize 1500, MaxSize 1000p, over a device queue of 1 packet; congsim RED with w_q = 1,
+mark_above_max_th, ns2_quirks off, min_th = max_th = 65 (a step: with w_q = 1 the average is the
+number of packets waiting). Both mark an arrival that finds the RED queue at K or more; ns-3's
+RED queue does not count the packet waiting in the device queue, so with a backlog ns-3 marks at
 K + 1 = 66 packets waiting in all (the queue columns count all packets waiting, the one in
 transmission excluded, in both; ns3_qdisc_* count ns-3's queue disc alone).
 
@@ -45,21 +44,18 @@ in flight, arms no timer), which starves many of 40 flows. Flow i starts at i us
 
 Measured over the second half of 1 s (0.5-1 s): goodput is payload delivered to the application;
 the bottleneck queue is sampled every 10 us; ns-3's alpha and cwnd, and congsim's cwnd, every
-100 us (ns-3's alpha is the last value of TcpDctcp's CongestionEstimate trace, 1 before the
-first; `ns3_alpha_last` its value at the end); congsim's alpha is its flows table's
-`dctcp_alpha` (the value at the end of the run, to set beside `ns3_alpha_last`) when the table
-has one, else empty; marks and drops are counted in the window. Window cuts are ns-3's entries
-into CA_CWR and congsim's `ecn_responses`.
+100 us. Alpha: ns-3's is the last value of TcpDctcp's CongestionEstimate trace (1 before the
+first), `ns3_alpha_mean` its mean over the samples of the window and `ns3_alpha_last` its value
+at the end of the run; congsim's (`congsim_alpha`) is its flows table's `dctcp_alpha`, the value
+at the end of the run, to set beside `ns3_alpha_last` (the table has the column when a flow runs
+DCTCP; empty with `--congsim-cc aimd`). Marks and drops are counted in the window. Window cuts
+are ns-3's entries into CA_CWR and congsim's `ecn_responses`.
 """
 
 from __future__ import annotations
 
-import argparse
-import csv
 import math
 import os
-import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -68,9 +64,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import ns3_cross_check as common
+from ns3_cross_check import ROOT, fmt
+
 SOURCE = ROOT / "bench" / "ns3_dctcp.cc"
-NS3_MODULES = ("core", "network", "internet", "point-to-point", "applications", "traffic-control")
 DEFAULT_OUT = ROOT / "bench" / "results" / "dctcp_ns3.csv"
 NS3_ONLY_OUT = ROOT / "bench" / "results" / "dctcp_ns3_ns3only.csv"
 
@@ -107,75 +106,30 @@ class Config:
 CONFIGS = (Config("n2", 2), Config("n10", 10), Config("n40", 40))
 
 
-def ns3_binary() -> Path:
-    """bench/ns3_dctcp.cc built with g++ -O2 against the installed ns-3 (rebuilt when older
-    than the source). Debian's pkg-config files for ns-3 are broken (see cubic_ns3.py): the
-    headers are in /usr/include/ns3 and the modules' libraries are linked by name."""
-    binary = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "ns3-bench" / "dctcp"
-    if binary.exists() and binary.stat().st_mtime >= SOURCE.stat().st_mtime:
-        return binary
-    if not Path("/usr/include/ns3/tcp-dctcp.h").exists():
-        sys.exit("ns-3 is not installed: apt-get install ns3 libns3-dev")
-    binary.parent.mkdir(parents=True, exist_ok=True)
-    libraries = [f"-lns3-{module}" for module in NS3_MODULES]
-    build = ["g++", "-O2", "-std=c++17", "-o", str(binary), str(SOURCE), *libraries]
-    subprocess.run(build, check=True)
-    return binary
-
-
-def ns3_version() -> str:
-    done = subprocess.run(
-        ["dpkg-query", "-W", "-f", "${Version}", "libns3-dev"], capture_output=True, text=True
-    )
-    return done.stdout.strip() or "unknown"
-
-
-def jain(values: list[float]) -> float:
-    squares = sum(v * v for v in values)
-    return sum(values) ** 2 / (len(values) * squares) if squares > 0 else math.nan
-
-
-def nearest_rank(values: list[float], fraction: float) -> float:
-    """The smallest sample with at least `fraction` of the samples at or below it (as
-    bench/ns3_dctcp.cc computes it)."""
-    ordered = sorted(values)
-    return ordered[max(math.ceil(fraction * len(ordered)), 1) - 1]
-
-
 def run_ns3(binary: Path, config: Config, recovery: str, floor: int) -> dict[str, Any]:
     command = [
         str(binary),
         f"--flows={config.flows}",
-        f"--rate={RATE_BPS:.0f}",
-        f"--accessRate={RATE_BPS:.0f}",
         f"--bottleneckDelayUs={BOTTLENECK_DELAY_US}",
         f"--accessDelayUs={ACCESS_DELAY_US}",
         f"--k={K_PACKETS}",
         f"--limit={LIMIT_PACKETS}",
         "--deviceQueue=1",
-        f"--accessQueue={OTHER_QUEUE}",
-        f"--segment={SEGMENT_BYTES}",
-        f"--initialCwnd={INITIAL_WINDOW}",
-        "--delAckCount=2",
-        f"--buffers={BUFFERS_BYTES}",
-        "--sack=true",
         f"--recovery={recovery}",
         f"--floorSegments={floor}",
-        f"--duration={DURATION_S}",
-        f"--from={FROM_S}",
         f"--staggerUs={STAGGER_US}",
         f"--sampleUs={FLOW_SAMPLE_US}",
         f"--queueSampleUs={QUEUE_SAMPLE_US}",
+        *common.run_flags(RATE_BPS, RATE_BPS, OTHER_QUEUE, DURATION_S, FROM_S),
+        *common.tcp_flags(SEGMENT_BYTES, INITIAL_WINDOW, BUFFERS_BYTES, sack=True),
     ]
-    started = time.monotonic()
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    wall = time.monotonic() - started
+    out, wall = common.run_program(command)
     flows: dict[int, dict[str, float]] = {}
     result: dict[str, Any] = {"flows": flows, "wall_s": wall}
     for line in out.splitlines():
         words = line.split()
         if words[0] == "flow":
-            fields = dict(zip(words[2::2], words[3::2], strict=True))
+            fields = common.pairs(words[2:])
             flows[int(words[1])] = {
                 "goodput_bps": float(fields["goodput_bps"]),
                 "alpha": float(fields["alpha_mean"]),
@@ -187,10 +141,10 @@ def run_ns3(binary: Path, config: Config, recovery: str, floor: int) -> dict[str
                 "rtos": int(fields["rtos"]),
             }
         elif words[0] == "queue":
-            fields = dict(zip(words[1::2], words[2::2], strict=True))
+            fields = common.pairs(words[1:])
             result["queue"] = {key: float(value) for key, value in fields.items()}
         elif words[0] == "bottleneck":
-            fields = dict(zip(words[1::2], words[2::2], strict=True))
+            fields = common.pairs(words[1:])
             result["marks"] = int(fields["marks"])
             result["drops"] = int(fields["drops"])
             result["other_drops"] = int(fields["other_drops"])
@@ -225,18 +179,10 @@ def congsim_toml(config: Config, cc: str) -> str:
     ]
 
     def link(a: str, b: str, delay_us: float, queue: str) -> list[str]:
-        return [
-            "[[links]]",
-            f'from = "{a}"',
-            f'to = "{b}"',
-            f'rate = "{RATE}"',
-            f'delay = "{delay_us:g}us"',
-            f"queue = {queue}",
-            "",
-        ]
+        return common.toml_link(a, b, RATE, f"{delay_us:g}us", queue)
 
     red = (
-        f'{{ kind = "red", limit_packets = {LIMIT_PACKETS}, min_th = {K_PACKETS - 0.5:g}, '
+        f'{{ kind = "red", limit_packets = {LIMIT_PACKETS}, min_th = {K_PACKETS}, '
         f"max_th = {K_PACKETS}, w_q = 1.0, ecn_marking = true, mark_above_max_th = true, "
         "ns2_quirks = false }"
     )
@@ -297,7 +243,7 @@ def run_congsim(config: Config, cc: str, folder: Path) -> dict[str, Any]:
         "wall_s": wall,
         "queue": {
             "mean": sum(queue) / len(queue),
-            "p99": nearest_rank(queue, 0.99),
+            "p99": common.nearest_rank(queue, 0.99),
             "max": max(queue),
             "samples": len(queue),
         },
@@ -371,10 +317,6 @@ COLUMNS = (
 )
 
 
-def fmt(value: float | None, digits: int) -> str:
-    return "" if value is None or math.isnan(value) else f"{value:.{digits}f}"
-
-
 def rows_of(
     config: Config, cc: str, ns3: dict[str, dict[str, Any]], ours: dict[str, Any] | None
 ) -> list[dict[str, Any]]:
@@ -404,7 +346,7 @@ def rows_of(
             k = run["flows"][i]
             row |= {
                 f"{prefix}goodput_mbps": fmt(k["goodput_bps"] / 1e6, 2),
-                f"{prefix}jain": fmt(jain(goodputs(run)), 5),
+                f"{prefix}jain": fmt(common.jain(goodputs(run)), 5),
                 f"{prefix}alpha_mean": fmt(k["alpha"], 4),
                 f"{prefix}mean_cwnd": fmt(k["mean_cwnd"], 2),
                 f"{prefix}cuts": k["cuts"],
@@ -420,7 +362,7 @@ def rows_of(
             row |= {
                 "congsim_goodput_mbps": fmt(c["goodput_bps"] / 1e6, 2),
                 "ratio": fmt(c["goodput_bps"] / n["goodput_bps"], 3) if n["goodput_bps"] else "",
-                "congsim_jain": fmt(jain(goodputs(ours)), 5),
+                "congsim_jain": fmt(common.jain(goodputs(ours)), 5),
                 "congsim_alpha": fmt(c["alpha"], 4),
                 "congsim_mean_cwnd": fmt(c["mean_cwnd"], 2),
                 "congsim_cuts": c["cuts"],
@@ -441,20 +383,31 @@ def rows_of(
 SHOWN = (("ns-3", "ns3_"), ("classic", "ns3_classic_"), ("floor 2", "ns3_floor2_"), ("congsim", "congsim_"))
 
 
+# Alpha: ns-3's means over the window, then ns-3's and congsim's values at the end of the run.
+ALPHAS = (
+    ("ns-3", "ns3_alpha_mean"),
+    ("classic", "ns3_classic_alpha_mean"),
+    ("floor 2", "ns3_floor2_alpha_mean"),
+    ("ns3 end", "ns3_alpha_last"),
+    ("cs end", "congsim_alpha"),
+)
+
+
 def print_table(rows: list[dict[str, Any]]) -> None:
     """Per case: one line per flow (ns-3 as it ships | with classic recovery | with the floor
-    of 2 segments | congsim), then the case's queue, marks, drops and fairness."""
+    of 2 segments | congsim; alpha as ALPHAS has it), then the case's queue, marks, drops and
+    fairness."""
     names = [name for name, _ in SHOWN]
 
     def group(width: int, values: list[str]) -> str:
         return " ".join(f"{v:>{width}}" for v in values)
 
     head = (
-        f"{'case':4} {'flow':>4} | {'goodput Mbps':^35} | {'alpha':^27} | {'mean cwnd':^27} | "
+        f"{'case':4} {'flow':>4} | {'goodput Mbps':^35} | {'alpha':^39} | {'mean cwnd':^27} | "
         f"{'window cuts':^19}"
     )
     sub = (
-        f"{'':4} {'':>4} | {group(8, names)} | {group(6, [n[:6] for n in names])} | "
+        f"{'':4} {'':>4} | {group(8, names)} | {group(7, [name for name, _ in ALPHAS])} | "
         f"{group(6, [n[:6] for n in names])} | {group(4, [n[:4] for n in names])}"
     )
     print(head)
@@ -468,7 +421,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
             print(
                 f"{r['case']:4} {r['flow']:>4} | "
                 f"{group(8, [r[p + 'goodput_mbps'] for _, p in SHOWN])} | "
-                f"{group(6, [r[p + ('alpha' if p == 'congsim_' else 'alpha_mean')] for _, p in SHOWN])} | "
+                f"{group(7, [r[column] for _, column in ALPHAS])} | "
                 f"{group(6, [r[p + 'mean_cwnd'] for _, p in SHOWN])} | "
                 f"{group(4, [str(r[p + 'cuts']) for _, p in SHOWN])}"
             )
@@ -491,17 +444,12 @@ def print_case(rows: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--out", type=Path, help="write the table as CSV here (see the text above)")
-    parser.add_argument("--only", help="comma-separated flow counts (default: 2,10,40)")
+    parser = common.arguments(__doc__, "comma-separated flow counts (default: 2,10,40)", 1)
     parser.add_argument("--congsim-cc", default="dctcp", choices=("dctcp", "aimd"))
     parser.add_argument("--ns3-only", action="store_true", help="leave congsim out")
     parser.add_argument(
         "--ns3-as-shipped-only", action="store_true", help="no classic-recovery or floor-2 ns-3 runs"
     )
-    parser.add_argument("--jobs", type=int, default=1, help="ns-3 runs at once")
     args = parser.parse_args()
 
     configs = CONFIGS
@@ -513,19 +461,13 @@ def main() -> None:
         out = NS3_ONLY_OUT
     elif out is None and args.congsim_cc == "dctcp":
         out = DEFAULT_OUT
-    binary = ns3_binary()
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True
-    ).stdout.strip()
+    binary = common.ns3_binary(SOURCE, "dctcp", needs="tcp-dctcp.h")
     version = "not run"
     if not args.ns3_only:
         import congsim
 
         version = f"{congsim.__version__} ({args.congsim_cc})"
-    print(
-        f"ns-3 {ns3_version()} (Debian libns3-dev), congsim {version} at {commit}, "
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
+    common.print_versions(version)
     variants = {"ns3_": NS3_VARIANTS["ns3_"]} if args.ns3_as_shipped_only else NS3_VARIANTS
     # congsim first: it takes seconds, ns-3 minutes.
     ours: dict[str, dict[str, Any]] = {}
@@ -544,12 +486,7 @@ def main() -> None:
             rows += rows_of(c, args.congsim_cc, runs, ours.get(c.name))
     print_table(rows)
     if out:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
-        print(f"wrote {out}")
+        common.write_csv(out, COLUMNS, rows)
 
 
 if __name__ == "__main__":

@@ -14,18 +14,20 @@
 // backlog the device holds one packet waiting beside the one in transmission, so a packet is
 // marked when it finds K + deviceQueue packets waiting in all. Every other link's queue is its
 // device queue, DropTail of `accessQueue` packets, with no queue disc (the default pfifo_fast is
-// uninstalled, as in bench/ns3_cubic.cc); drops there are counted apart.
+// uninstalled, as in bench/ns3_cubic.cc: bench/ns3_common.h's Links); drops there are counted
+// apart.
 //
 // TCP: every node's socket type is TcpDctcp (ns-3.37), whose Init switches ECN on in its DCTCP
-// mode (every packet ECT(0), the receiver's CE state machine). Segment size, initial window,
-// delayed ACKs (`delAckCount` segments or 200 ms), SACK, no timestamps, window scaling, one size
-// for the send and receive buffers; everything else as ns-3.37 ships it (RTO floor 1 s, clock
-// granularity 1 ms, PRR as the recovery algorithm, which also paces the DCTCP cut in CA_CWR,
-// DctcpShiftG 1/16, DctcpAlphaOnInit 1); `--recovery=classic` sets TcpClassicRecovery instead,
-// which sets cwnd to the new ssthresh at once. ns-3.37's TcpDctcp cuts to cwnd · (1 − alpha/2)
-// with no floor, so a window can fall below one segment: the socket then sends nothing (its
-// silly-window check wants a whole segment) and, with nothing in flight, arms no timer either, so
-// the flow stops for good; `--floorSegments=2` puts Linux's floor of 2 segments under the cut.
+// mode (every packet ECT(0), the receiver's CE state machine). As bench/ns3_common.h's Tcp sets
+// them: segment size, initial window, delayed ACKs (`delAckCount` segments or 200 ms), SACK, no
+// timestamps, window scaling, one size for the send and receive buffers; everything else as
+// ns-3.37 ships it (RTO floor 1 s, clock granularity 1 ms, PRR as the recovery algorithm, which
+// also paces the DCTCP cut in CA_CWR, DctcpShiftG 1/16, DctcpAlphaOnInit 1); `--recovery=classic`
+// sets TcpClassicRecovery instead, which sets cwnd to the new ssthresh at once. ns-3.37's TcpDctcp
+// cuts to cwnd · (1 − alpha/2) with no floor, so a window can fall below one segment: the socket
+// then sends nothing (its silly-window check wants a whole segment) and, with nothing in flight,
+// arms no timer either, so the flow stops for good; `--floorSegments=2` puts Linux's floor of 2
+// segments under the cut.
 //
 // Link rates count IP bytes: ns-3 puts a 2-byte PPP header on every packet, so each device runs
 // at rate · (ip + 2) / ip with ip = segment + 40.
@@ -46,20 +48,13 @@
 //   queue mean <x> p99 <x> max <x> qdisc_mean <x> qdisc_p99 <x> qdisc_max <x> samples <n>
 //   bottleneck marks <n> drops <n> other_drops <n> marks_total <n> drops_total <n>
 
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
-#include "ns3/point-to-point-module.h"
-#include "ns3/traffic-control-module.h"
+#include "ns3_common.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <string>
 #include <vector>
-
-using namespace ns3;
 
 namespace ns3
 {
@@ -105,30 +100,19 @@ NS_OBJECT_ENSURE_REGISTERED(FlooredDctcp);
 namespace
 {
 
-struct Flow
+struct Flow : bench::FlowBase
 {
-    Ptr<Node> sender;
     Ptr<Node> receiver;
-    Ptr<BulkSendApplication> app;
-    Ptr<PacketSink> sink;
-    Ptr<TcpSocketBase> socket;
-    uint32_t cwnd_bytes = 0;
     double alpha = 1.0;
     // Counters over the measurement window.
     double alpha_sum = 0;
-    double cwnd_sum = 0;
-    uint64_t samples = 0;
     uint64_t alpha_updates = 0;
-    uint64_t bytes_acked = 0;
-    uint64_t bytes_marked = 0;
-    uint32_t cwr = 0;
-    uint32_t recoveries = 0;
-    uint32_t rtos = 0;
-    uint64_t rx_at_from = 0;
+    uint64_t bytes_acked = 0, bytes_marked = 0;  // as the alpha updates saw them
+    uint32_t cwr = 0, rtos = 0;                  // entries into CA_CWR and CA_LOSS
 };
 
 std::vector<Flow> g_flows;
-uint32_t g_segment = 1460;
+bench::Tcp g_tcp;
 bool g_measuring = false;
 uint64_t g_other_drops = 0;
 Ptr<QueueDisc> g_qdisc;
@@ -138,12 +122,6 @@ std::vector<uint32_t> g_queue_qdisc;
 uint64_t g_marks_at_from = 0;
 uint64_t g_drops_at_from = 0;
 uint64_t g_other_drops_at_from = 0;
-
-void
-OnCwnd(uint32_t i, uint32_t, uint32_t now)
-{
-    g_flows[i].cwnd_bytes = now;
-}
 
 void
 OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
@@ -174,40 +152,32 @@ void
 Hook(uint32_t i)
 {
     Flow& f = g_flows[i];
-    f.socket = DynamicCast<TcpSocketBase>(f.app->GetSocket());
-    NS_ABORT_MSG_IF(!f.socket, "flow " << i << " has no TCP socket yet");
-    PointerValue ops;
-    f.socket->GetAttribute("CongestionOps", ops);
-    Ptr<TcpDctcp> dctcp = DynamicCast<TcpDctcp>(ops.Get<TcpCongestionOps>());
+    bench::ConnectSocket(f, i);
+    Ptr<TcpDctcp> dctcp = DynamicCast<TcpDctcp>(f.ops);
     NS_ABORT_MSG_IF(!dctcp, "flow " << i << " does not run TcpDctcp");
     bool ok = dctcp->TraceConnectWithoutContext("CongestionEstimate",
                                                 MakeBoundCallback(&OnEstimate, i));
     NS_ABORT_MSG_UNLESS(ok, "no CongestionEstimate trace");
-    f.socket->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
     f.socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
 }
 
 void
-SampleFlows(Time interval, Time until)
+SampleFlows()
 {
     for (Flow& f : g_flows)
     {
         f.alpha_sum += f.alpha;
-        f.cwnd_sum += double(f.cwnd_bytes) / g_segment;
+        f.cwnd_sum += g_tcp.Segments(f.cwnd_bytes);
         ++f.samples;
     }
-    if (Simulator::Now() + interval < until)
-        Simulator::Schedule(interval, &SampleFlows, interval, until);
 }
 
 void
-SampleQueue(Time interval, Time until)
+SampleQueue()
 {
     uint32_t qdisc = g_qdisc->GetNPackets();
     g_queue_qdisc.push_back(qdisc);
     g_queue_total.push_back(qdisc + g_device_queue->GetNPackets());
-    if (Simulator::Now() + interval < until)
-        Simulator::Schedule(interval, &SampleQueue, interval, until);
 }
 
 void
@@ -255,47 +225,29 @@ Summarise(std::vector<uint32_t> values)
 int
 main(int argc, char* argv[])
 {
+    bench::Run run{10e9, 10e9, 100000, 1, 0.5};
     uint32_t n_flows = 2;
-    double rate_bps = 10e9;
-    double access_rate_bps = 10e9;
-    double bottleneck_delay_us = 20;
-    double access_delay_us = 10;
+    double bottleneck_delay_us = 20, access_delay_us = 10;
     double k = 65;
     uint32_t limit = 1000;
     uint32_t device_queue = 1;
-    uint32_t access_queue = 100000;
-    uint32_t initial_cwnd = 10;
-    uint32_t del_ack_count = 2;
-    uint32_t buffers_bytes = 16 << 20;
-    bool sack = true;
     std::string recovery = "prr";
-    double duration_s = 1;
-    double from_s = 0.5;
     double stagger_us = 1;
-    double sample_us = 100;
-    double queue_sample_us = 10;
+    double sample_us = 100, queue_sample_us = 10;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of DCTCP flows", n_flows);
-    cmd.AddValue("rate", "bottleneck rate for IP packets (bit/s)", rate_bps);
-    cmd.AddValue("accessRate", "rate of every other link (bit/s)", access_rate_bps);
     cmd.AddValue("bottleneckDelayUs", "bottleneck propagation delay (us)", bottleneck_delay_us);
     cmd.AddValue("accessDelayUs", "delay of every access and egress link (us)", access_delay_us);
     cmd.AddValue("k", "RED MinTh = MaxTh (packets in the queue disc)", k);
     cmd.AddValue("limit", "RED MaxSize (packets)", limit);
     cmd.AddValue("deviceQueue", "bottleneck device queue under the queue disc (packets)", device_queue);
-    cmd.AddValue("accessQueue", "device queue of every other link (packets)", access_queue);
-    cmd.AddValue("segment", "segment size (bytes of payload)", g_segment);
-    cmd.AddValue("initialCwnd", "TcpSocket::InitialCwnd (segments)", initial_cwnd);
-    cmd.AddValue("delAckCount", "TcpSocket::DelAckCount", del_ack_count);
-    cmd.AddValue("buffers", "send and receive buffer of every socket (bytes)", buffers_bytes);
-    cmd.AddValue("sack", "SACK on (true) or off", sack);
+    run.AddOptions(cmd);
+    g_tcp.AddOptions(cmd);
     cmd.AddValue("recovery", "prr (ns-3's default) or classic", recovery);
     cmd.AddValue("floorSegments",
                  "least window after a DCTCP reduction (segments; 0: none, as ns-3.37 ships)",
                  FlooredDctcp::s_floorSegments);
-    cmd.AddValue("duration", "simulated seconds", duration_s);
-    cmd.AddValue("from", "start of the measurement window (s)", from_s);
     cmd.AddValue("staggerUs", "flow i starts at i times this (us)", stagger_us);
     cmd.AddValue("sampleUs", "alpha and cwnd sampling interval (us)", sample_us);
     cmd.AddValue("queueSampleUs", "queue sampling interval (us)", queue_sample_us);
@@ -308,21 +260,8 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
                                                      : TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(g_segment));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initial_cwnd));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(del_ack_count));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buffers_bytes));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buffers_bytes));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(1)));
-    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
+    g_tcp.SetDefaults();
     GlobalValue::Bind("ChecksumEnabled", BooleanValue(false));
-
-    const double ip_bytes = g_segment + 40;
-    auto device_rate = [&](double bps) { return DataRate(uint64_t(bps * (ip_bytes + 2) / ip_bytes)); };
 
     Ptr<Node> r1 = CreateObject<Node>();
     Ptr<Node> r2 = CreateObject<Node>();
@@ -332,42 +271,23 @@ main(int argc, char* argv[])
     {
         f.sender = CreateObject<Node>();
         f.receiver = CreateObject<Node>();
-        f.cwnd_bytes = initial_cwnd * g_segment;
+        f.cwnd_bytes = g_tcp.initial_cwnd * g_tcp.segment;
         all.Add(f.sender);
         all.Add(f.receiver);
     }
     InternetStackHelper stack;
     stack.Install(all);
 
-    Ipv4AddressHelper addresses;
-    addresses.SetBase("10.0.0.0", "255.255.255.252");
-    TrafficControlHelper no_qdisc;
-    std::vector<NetDeviceContainer> links;
-    auto link = [&](Ptr<Node> a, Ptr<Node> b, double bps, double delay_us, uint32_t queue_a) {
-        PointToPointHelper p2p;
-        p2p.SetDeviceAttribute("DataRate", DataRateValue(device_rate(bps)));
-        p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(int64_t(delay_us * 1000))));
-        p2p.SetQueue("ns3::DropTailQueue",
-                     "MaxSize",
-                     QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, access_queue)));
-        NetDeviceContainer devices = p2p.Install(a, b);
-        DynamicCast<PointToPointNetDevice>(devices.Get(0))
-            ->GetQueue()
-            ->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, queue_a));
-        Ipv4InterfaceContainer interfaces = addresses.Assign(devices);
-        no_qdisc.Uninstall(devices);
-        addresses.NewNetwork();
-        links.push_back(devices);
-        return interfaces;
-    };
-
-    link(r1, r2, rate_bps, bottleneck_delay_us, device_queue);
-    NetDeviceContainer bottleneck = links.back();
+    bench::Links links(g_tcp.segment);
+    auto us = [](double delay_us) { return NanoSeconds(int64_t(delay_us * 1000)); };
+    links.Add(r1, r2, run.rate_bps, us(bottleneck_delay_us), run.access_queue, device_queue);
+    NetDeviceContainer bottleneck = links.all.back();
     std::vector<Ipv4Address> receiver_address;
     for (Flow& f : g_flows)
     {
-        link(f.sender, r1, access_rate_bps, access_delay_us, access_queue);
-        Ipv4InterfaceContainer egress = link(r2, f.receiver, access_rate_bps, access_delay_us, access_queue);
+        links.Add(f.sender, r1, run.access_rate_bps, us(access_delay_us), run.access_queue);
+        Ipv4InterfaceContainer egress =
+            links.Add(r2, f.receiver, run.access_rate_bps, us(access_delay_us), run.access_queue);
         receiver_address.push_back(egress.GetAddress(1));
     }
 
@@ -382,25 +302,15 @@ main(int argc, char* argv[])
                          "ARED", BooleanValue(false),
                          "MeanPktSize", UintegerValue(1500),
                          "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)),
-                         "LinkBandwidth", DataRateValue(DataRate(uint64_t(rate_bps))),
+                         "LinkBandwidth", DataRateValue(DataRate(uint64_t(run.rate_bps))),
                          "LinkDelay", TimeValue(NanoSeconds(int64_t(bottleneck_delay_us * 1000))));
     g_qdisc = red.Install(bottleneck.Get(0)).Get(0);
     g_device_queue = DynamicCast<PointToPointNetDevice>(bottleneck.Get(0))->GetQueue();
 
-    // Drops other than the bottleneck queue disc's: in any device queue (a bug of ns-3's flow
-    // control if it happens under the queue disc), and at the traffic-control layer of a device
-    // with no queue disc whose queue is stopped (full).
-    for (auto& devices : links)
-        for (uint32_t d = 0; d < 2; ++d)
-            DynamicCast<PointToPointNetDevice>(devices.Get(d))
-                ->GetQueue()
-                ->TraceConnectWithoutContext("Drop", MakeCallback(&OnOtherDrop));
-    for (uint32_t n = 0; n < all.GetN(); ++n)
-    {
-        bool ok = all.Get(n)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
-            "TcDrop", MakeCallback(&OnOtherDrop));
-        NS_ABORT_MSG_UNLESS(ok, "no TcDrop trace on the traffic-control layer");
-    }
+    // Drops other than the bottleneck queue disc's (under it, the device queue should drop none).
+    bench::TraceDrops(links, all, MakeCallback(&OnOtherDrop), [](Ptr<Node>) {
+        return MakeCallback(&OnOtherDrop);
+    });
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     const uint16_t port = 5000;
@@ -408,29 +318,20 @@ main(int argc, char* argv[])
     {
         Flow& f = g_flows[i];
         Time start = NanoSeconds(int64_t(i * stagger_us * 1000));
-        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer sink_app = sink.Install(f.receiver);
-        sink_app.Start(Seconds(0));
-        f.sink = DynamicCast<PacketSink>(sink_app.Get(0));
-        BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(receiver_address[i], port));
-        source.SetAttribute("MaxBytes", UintegerValue(0));
-        source.SetAttribute("SendSize", UintegerValue(g_segment));
-        ApplicationContainer source_app = source.Install(f.sender);
-        source_app.Start(start);
-        f.app = DynamicCast<BulkSendApplication>(source_app.Get(0));
+        bench::InstallBulkFlow(f, f.receiver, receiver_address[i], port, start, g_tcp.segment);
         // The application creates its socket when it starts; connect the traces just after.
         Simulator::Schedule(start + NanoSeconds(1), &Hook, i);
     }
 
-    const Time until = Seconds(duration_s);
-    const Time from = Seconds(from_s);
+    const Time until = Seconds(run.duration_s);
+    const Time from = Seconds(run.from_s);
     Simulator::Schedule(from, &StartMeasuring);
-    Simulator::Schedule(from, &SampleFlows, MicroSeconds(sample_us), until);
-    Simulator::Schedule(from, &SampleQueue, NanoSeconds(int64_t(queue_sample_us * 1000)), until);
+    Simulator::Schedule(from, &bench::Repeat, &SampleFlows, MicroSeconds(sample_us), until);
+    Simulator::Schedule(from, &bench::Repeat, &SampleQueue, us(queue_sample_us), until);
     Simulator::Stop(until);
     Simulator::Run();
 
-    const double window_s = duration_s - from_s;
+    const double window_s = run.duration_s - run.from_s;
     std::cout.setf(std::ios::fixed);
     for (uint32_t i = 0; i < n_flows; ++i)
     {
@@ -446,7 +347,7 @@ main(int argc, char* argv[])
         std::cout.precision(3);
         std::cout << " mean_cwnd " << f.cwnd_sum / samples << " cwr " << f.cwr << " recoveries "
                   << f.recoveries << " rtos " << f.rtos << " final_cwnd "
-                  << double(f.cwnd_bytes) / g_segment << "\n";
+                  << g_tcp.Segments(f.cwnd_bytes) << "\n";
     }
     Summary total = Summarise(g_queue_total);
     Summary qdisc = Summarise(g_queue_qdisc);
