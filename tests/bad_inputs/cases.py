@@ -708,6 +708,7 @@ FIELDS: FieldTable = [
     ("ip", "tcp.delayed_ack_interval", [*DURATION_SHORT, (S("0s"), X)], {}, ()),
     ("ip", "tcp.fast_retransmit", BOOL_SHORT, {}, ()),
     ("ip", "tcp.syn", BOOL_SHORT, {}, ()),
+    ("ip", "tcp.pacing", BOOL_SHORT, {}, ()),
     ("ip", "tcp.limited_transmit", BOOL_SHORT, {}, ()),
     ("ip", "tcp.bcn_factor", [*FLOAT_SHORT, (Raw("0"), R), (Raw("1"), R)], {}, ()),
     ("atm", "tcp.receiver_buffer", [*SIZE_SHORT, (S("0B"), R), (S("2GB"), R), (S("1GB"), A)], {}, ()),
