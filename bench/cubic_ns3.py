@@ -1,6 +1,9 @@
 """CUBIC in congsim beside ns-3 (issue #29): the same dumbbells in both, one table.
 
     .venv/bin/python bench/cubic_ns3.py [--out bench/results/cubic_ns3.csv] [--only a,b]
+        [--congsim-sack-sender rfc6675|prr] [--ns3-recovery prr|classic]
+    .venv/bin/python bench/cubic_ns3.py --recoveries --only a,b,c,d,g,i \
+        --out bench/results/cubic_prr_ns3.csv
 
 Builds bench/ns3_cubic.cc with g++ against Debian's ns-3 (`apt-get install ns3 libns3-dev`)
 when the binary is missing or older than the source (or bench/ns3_common.h), writes each
@@ -25,14 +28,21 @@ send buffer has the receive buffer's size, congsim has none), initial window
 floor 1 s and clock granularity 1 ms (both defaults), Limited Transmit on (both defaults), SACK
 on or off per configuration. Not matched (each simulator's own): loss recovery (congsim RFC 6675
 with SACK, RFC 6582 NewReno without; ns-3's default PRR on its scoreboard, with Reno "SACK"
-emulation when SACK is off), the connection set-up (ns-3 opens with a SYN, congsim's `rfc` flows
-send at once), and the CUBIC differences docs/validation.md registers.
+emulation when SACK is off; `--congsim-sack-sender prr` gives congsim's SACK configurations
+RFC 6937 PRR, `--ns3-recovery classic` gives ns-3 TcpClassicRecovery), the connection set-up
+(ns-3 opens with a SYN, congsim's `rfc` flows send at once), and the CUBIC differences
+docs/validation.md registers.
 
 Measured over the whole run (0-30 s), and goodput also over 10-30 s (after the start-up):
 goodput is payload delivered in order to the application; mean cwnd samples cwnd every 10 ms;
 timeouts are every RTO (congsim `timeouts_all`, ns-3 each call of ReTxTimeout, which reaches the
 congestion control as CA_LOSS); recoveries are fast recoveries entered (congsim `fast_recoveries`
 and its `fast_retransmit` events, ns-3 the socket's entries into CA_RECOVERY).
+
+`--recoveries` (issue #29, CUBIC with PRR against NewReno-style recovery) runs the selected
+configurations with SACK four ways, congsim `rfc6675` or `prr` against ns-3 PRR or classic
+recovery (HyStart on and off as above), and prints and writes (`--out`) one row per flow,
+configuration, congsim recovery and ns-3 recovery.
 """
 
 from __future__ import annotations
@@ -126,7 +136,7 @@ CONFIGS = (
 )
 
 
-def run_ns3(binary: Path, config: Config, hystart: bool) -> dict[str, Any]:
+def run_ns3(binary: Path, config: Config, hystart: bool, recovery: str = "prr") -> dict[str, Any]:
     flows = ",".join(f"{kind}:{rtt:g}" for kind, rtt in config.flows)
     command = [
         str(binary),
@@ -137,6 +147,7 @@ def run_ns3(binary: Path, config: Config, hystart: bool) -> dict[str, Any]:
         f"--flows={flows}",
         f"--hystart={str(hystart).lower()}",
         f"--sampleMs={SAMPLE_MS}",
+        f"--recovery={recovery}",
     ]
     out, _ = common.run_program(command)
     flows_out: dict[int, dict[str, Any]] = {}
@@ -164,7 +175,7 @@ def run_ns3(binary: Path, config: Config, hystart: bool) -> dict[str, Any]:
     return {"flows": flows_out, "drops": drops}
 
 
-def congsim_toml(config: Config) -> str:
+def congsim_toml(config: Config, sack_sender: str = "rfc6675") -> str:
     lines = [
         f'name = "cubic-ns3-{config.name}"',
         "nodes = [" + ", ".join(f'"s{i}"' for i in range(len(config.flows))) + ', "r1", "r2", "dst"]',
@@ -182,6 +193,7 @@ def congsim_toml(config: Config) -> str:
         f'packet_size = "{SEGMENT_BYTES}B"',
         f'receiver_buffer = "{config.receiver_buffer}B"',
         'variant = "' + ("sack" if config.sack else "newreno") + '"',
+        *([f'sack_sender = "{sack_sender}"'] if config.sack else []),
         "",
     ]
 
@@ -207,11 +219,11 @@ def congsim_toml(config: Config) -> str:
     return "\n".join(lines)
 
 
-def run_congsim(config: Config, folder: Path) -> dict[str, Any]:
+def run_congsim(config: Config, folder: Path, sack_sender: str = "rfc6675") -> dict[str, Any]:
     import congsim
 
-    path = folder / f"cubic-ns3-{config.name}.toml"
-    path.write_text(congsim_toml(config))
+    path = folder / f"cubic-ns3-{config.name}-{sack_sender}.toml"
+    path.write_text(congsim_toml(config, sack_sender))
     results = congsim.run(congsim.load(path))
     late = congsim.run(congsim.load(path, {"simulation.measure_from": f"{LATE_FROM_S}s"}))
     late_goodput = late.flows.set_index("flow")["goodput_bps"]
@@ -271,6 +283,18 @@ COLUMNS = (
     "ns3_nohystart_rtos",
     "ns3_nohystart_recoveries",
     "ns3_nohystart_mean_cwnd",
+)
+
+
+# --recoveries: the columns above with the two recoveries after the flow's description, and
+# congsim's goodput over ns-3's without HyStart (congsim has none).
+RECOVERY_COLUMNS = (
+    *COLUMNS[:6],
+    "congsim_sack_sender",
+    "ns3_recovery",
+    *COLUMNS[6:],
+    "ratio_nohystart",
+    "ratio_nohystart_10_30",
 )
 
 
@@ -344,9 +368,79 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         )
 
 
+SACK_SENDERS = ("rfc6675", "prr")
+NS3_RECOVERIES = ("prr", "classic")
+
+
+def recovery_rows(configs: tuple[Config, ...], binary: Path, jobs: int) -> list[dict[str, Any]]:
+    """--recoveries: every SACK configuration, congsim's two SACK senders against ns-3's two
+    recoveries."""
+    configs = tuple(c for c in configs if c.sack)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        ns3_runs = {
+            (c.name, h, r): pool.submit(run_ns3, binary, c, h, r)
+            for c in configs
+            for r in NS3_RECOVERIES
+            for h in (True, False)
+        }
+        with tempfile.TemporaryDirectory() as tmp:
+            ours = {(c.name, s): run_congsim(c, Path(tmp), s) for c in configs for s in SACK_SENDERS}
+        rows = []
+        for c in configs:
+            for s in SACK_SENDERS:
+                for r in NS3_RECOVERIES:
+                    on, off = ns3_runs[(c.name, True, r)].result(), ns3_runs[(c.name, False, r)].result()
+                    for i, row in enumerate(rows_of(c, on, off, ours[(c.name, s)])):
+                        mine, theirs = ours[(c.name, s)]["flows"][i], off["flows"][i]
+                        row["congsim_sack_sender"] = s
+                        row["ns3_recovery"] = r
+                        row["ratio_nohystart"] = fmt(mine["goodput_bps"] / theirs["goodput_bps"], 3)
+                        row["ratio_nohystart_10_30"] = fmt(
+                            mine["late_goodput_bps"] / theirs["late_goodput_bps"], 3
+                        )
+                        rows.append({k: row[k] for k in RECOVERY_COLUMNS})
+    return rows
+
+
+def print_recovery_table(rows: list[dict[str, Any]]) -> None:
+    head = (
+        f"{'cfg':3} {'flow':12} {'congsim':7} {'ns-3':7} | {'Mbps: ns-3 congsim ratio':>24} | "
+        f"{'w/o HyStart: ns-3 ratio':>23} | {'RTOs':>7} | {'recov':>7} | {'mean cwnd':>13}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        flow = f"{r['cc']} {r['rtt_ms']}ms"
+        print(
+            f"{r['config']:3} {flow:12} {r['congsim_sack_sender']:7} {r['ns3_recovery']:7} | "
+            f"{r['ns3_goodput_mbps']:>7} {r['congsim_goodput_mbps']:>8} {r['ratio']:>7} | "
+            f"{r['ns3_nohystart_goodput_mbps']:>15} {r['ratio_nohystart']:>7} | "
+            f"{r['ns3_rtos']:>3} {r['congsim_rtos']:>3} | "
+            f"{r['ns3_recoveries']:>3} {r['congsim_recoveries']:>3} | "
+            f"{r['ns3_mean_cwnd']:>6} {r['congsim_mean_cwnd']:>6}"
+        )
+
+
 def main() -> None:
     parser = common.arguments(
         __doc__, "comma-separated configuration names (default: all)", os.cpu_count() or 1
+    )
+    parser.add_argument(
+        "--congsim-sack-sender",
+        choices=SACK_SENDERS,
+        default="rfc6675",
+        help="congsim's SACK recovery in the SACK configurations (default rfc6675)",
+    )
+    parser.add_argument(
+        "--ns3-recovery",
+        choices=NS3_RECOVERIES,
+        default="prr",
+        help="ns-3's TcpL4Protocol::RecoveryType: TcpPrrRecovery (default) or TcpClassicRecovery",
+    )
+    parser.add_argument(
+        "--recoveries",
+        action="store_true",
+        help="the SACK configurations with both recoveries in each simulator, one row per pair",
     )
     args = parser.parse_args()
 
@@ -358,10 +452,19 @@ def main() -> None:
     import congsim
 
     common.print_versions(congsim.__version__)
+    if args.recoveries:
+        rows = recovery_rows(configs, binary, args.jobs)
+        print_recovery_table(rows)
+        if args.out:
+            common.write_csv(args.out, RECOVERY_COLUMNS, rows)
+        return
+    sender, recovery = args.congsim_sack_sender, args.ns3_recovery
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        ns3_runs = {(c.name, h): pool.submit(run_ns3, binary, c, h) for c in configs for h in (True, False)}
+        ns3_runs = {
+            (c.name, h): pool.submit(run_ns3, binary, c, h, recovery) for c in configs for h in (True, False)
+        }
         with tempfile.TemporaryDirectory() as tmp:
-            ours = {c.name: run_congsim(c, Path(tmp)) for c in configs}
+            ours = {c.name: run_congsim(c, Path(tmp), sender) for c in configs}
         rows = []
         for c in configs:
             rows += rows_of(

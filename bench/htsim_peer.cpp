@@ -4,12 +4,17 @@
 //
 //   htsim_peer dumbbell FLOWS RATE_MBPS DURATION_S QUEUE_PKTS PACKET_BYTES
 //   htsim_peer fat_tree K RATE_MBPS DURATION_S QUEUE_PKTS PACKET_BYTES DELAY_US stride|all_to_all
+//              [dctcp MARK_PKTS]
 //
 // Dumbbell: sender i's access link delays 3 + 4(i-1)/(n-1) ms, a 5 ms bottleneck with QUEUE_PKTS
 // of buffer, 5 ms receiver links, every link at RATE_MBPS (bench/make_dumbbell.py).
 // Fat tree: k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 cores, k^3/4 hosts, every
 // link at RATE_MBPS and DELAY_US with QUEUE_PKTS of buffer per direction; each flow takes one
 // shortest path drawn at random (htsim's way; congsim hashes the flow, which spreads alike).
+// With `dctcp MARK_PKTS` (the second peer: DCTCP with step marking) every queue is htsim's
+// ECNQueue, which sets CE on a packet leaving while the queue, that packet included, holds more
+// than MARK_PKTS packets' bytes, and every sender is htsim's DCTCPSrc (dctcp.cpp); TcpSink
+// already echoes each packet's CE on its ACK.
 //
 // Built by bench/scale.py against a checkout's sim/libhtsim.a.
 #include <cstdint>
@@ -20,6 +25,8 @@
 #include <vector>
 
 #include "config.h"
+#include "dctcp.h"
+#include "ecnqueue.h"
 #include "eventlist.h"
 #include "network.h"
 #include "pipe.h"
@@ -35,9 +42,16 @@ struct Hop {
     Pipe* pipe;
 };
 
+// 0 when queues only drop; else the step-marking threshold of every queue (packets).
+uint64_t mark_packets = 0;
+
 Hop make_hop(EventList& events, uint64_t rate_mbps, uint64_t queue_packets, simtime_picosec delay) {
-    return Hop{new Queue(speedFromMbps(rate_mbps), memFromPkt(queue_packets), events, nullptr),
-               new Pipe(delay, events)};
+    Queue* queue =
+        mark_packets == 0
+            ? new Queue(speedFromMbps(rate_mbps), memFromPkt(queue_packets), events, nullptr)
+            : new ECNQueue(speedFromMbps(rate_mbps), memFromPkt(queue_packets), events, nullptr,
+                           memFromPkt(mark_packets));
+    return Hop{queue, new Pipe(delay, events)};
 }
 
 Route* route_over(const std::vector<Hop>& hops, PacketSink* end) {
@@ -59,7 +73,7 @@ int usage() {
     std::fprintf(stderr,
                  "usage: htsim_peer dumbbell FLOWS RATE_MBPS DURATION_S QUEUE_PKTS PACKET_BYTES\n"
                  "       htsim_peer fat_tree K RATE_MBPS DURATION_S QUEUE_PKTS PACKET_BYTES "
-                 "DELAY_US stride|all_to_all\n");
+                 "DELAY_US stride|all_to_all [dctcp MARK_PKTS]\n");
     return 2;
 }
 
@@ -155,10 +169,16 @@ int main(int argc, char** argv) {
     std::vector<Connection> connections;
     if (shape == "dumbbell") {
         connections = dumbbell(events, size, rate_mbps, queue_packets);
-    } else if (shape == "fat_tree" && argc == 9 && size >= 2 && size % 2 == 0) {
+    } else if (shape == "fat_tree" && (argc == 9 || argc == 11) && size >= 2 && size % 2 == 0) {
         const std::string traffic = argv[8];
         if (traffic != "stride" && traffic != "all_to_all") {
             return usage();
+        }
+        if (argc == 11) {
+            mark_packets = std::strtoull(argv[10], nullptr, 10);
+            if (std::string(argv[9]) != "dctcp" || mark_packets == 0) {
+                return usage();
+            }
         }
         connections = fat_tree(events, size, rate_mbps, queue_packets,
                                timeFromUs(std::strtod(argv[7], nullptr)), traffic == "all_to_all");
@@ -169,7 +189,8 @@ int main(int argc, char** argv) {
     TcpRtxTimerScanner scanner(timeFromMs(10), events);
     std::vector<TcpSink*> sinks;
     for (const Connection& c : connections) {
-        TcpSrc* source = new TcpSrc(nullptr, nullptr, events);
+        TcpSrc* source = mark_packets == 0 ? new TcpSrc(nullptr, nullptr, events)
+                                           : new DCTCPSrc(nullptr, nullptr, events);
         TcpSink* sink = new TcpSink();
         scanner.registerTcp(*source);
         // Starts spread over the first millisecond, as htsim's own drivers do.

@@ -16,7 +16,9 @@
 // TCP (bench/ns3_common.h's Tcp): segment size, initial window, delayed ACKs (2 segments or
 // 200 ms), RTO floor 1 s, clock granularity 1 ms, no timestamps, window scaling, SACK on or off, and
 // one size for the send and receive buffers; everything else (HyStart on or off by --hystart, PRR
-// recovery, fast convergence, β, C) as ns-3.37 ships it.
+// recovery, fast convergence, β, C) as ns-3.37 ships it. `--recovery=classic` sets
+// TcpL4Protocol::RecoveryType to TcpClassicRecovery (cwnd set to ssthresh at once, then one
+// segment more per duplicate ACK) instead of ns-3's default TcpPrrRecovery (`--recovery=prr`).
 //
 // Link rates count IP bytes: ns-3 puts a 2-byte PPP header on every packet, so each device runs
 // at rate · (ip + 2) / ip with ip = segment + 40, the rate congsim's link has for IP packets.
@@ -219,12 +221,14 @@ main(int argc, char* argv[])
     double sample_ms = 10;
     bool print_events = true;
     std::string cwnd_trace;
+    std::string recovery = "prr";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("bottleneckDelayMs", "delay of the bottleneck and of the egress link", bottleneck_delay_ms);
     cmd.AddValue("buffer", "bottleneck DropTail queue (packets waiting)", buffer);
     cmd.AddValue("flows", "comma-separated kind:rtt_ms, kind cubic or newreno", flows);
     cmd.AddValue("hystart", "TcpCubic::HyStart", hystart);
+    cmd.AddValue("recovery", "prr (ns-3's default) or classic", recovery);
     run.AddOptions(cmd);
     g_tcp.AddOptions(cmd);
     cmd.AddValue("sampleMs", "cwnd sampling interval (ms)", sample_ms);
@@ -234,6 +238,10 @@ main(int argc, char* argv[])
 
     g_tcp.SetDefaults();
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
+    NS_ABORT_MSG_IF(recovery != "prr" && recovery != "classic", "unknown recovery " << recovery);
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                     : TcpClassicRecovery::GetTypeId()));
 
     std::istringstream list(flows);
     std::string item;

@@ -2,7 +2,7 @@
 (issue 18).
 
     python bench/scale.py [--rows 20,200,...] [--htsim CHECKOUT] [--peer-timeout 300]
-                          [--binary PATH]
+                          [--binary PATH] [--csv PATH]
 
 Rows (`--rows` picks them by label):
 - `20`, `200`, `2000`, `10000`: the benchmark dumbbell (`bench/make_dumbbell.py`: ns-2 Reno
@@ -12,6 +12,15 @@ Rows (`--rows` picks them by label):
   100-packet queues, host i sending to host i + 64, for 1 s; `ft8-all`: every ordered pair of
   hosts (16 256 flows) for 0.1 s. TCP as htsim's: NewReno, 1500-byte packets, an initial window
   of 10, no delayed ACKs, a 250 ms RTO floor, starts spread over the first millisecond.
+- `ft8-dctcp`: `ft8-stride` with DCTCP (issue 29): every 100-packet queue marks CE at K = 20
+  packets on the instantaneous queue (the DCTCP paper's K at 1 Gbps; in congsim a RED with
+  min_th = max_th = K, w_q = 1 and marking above max_th) and every sender runs DCTCP, with the
+  same NewReno recovery as htsim's DCTCPSrc (a TcpSrc) and no delayed ACKs, its receiver echoing
+  each packet's CE as htsim's TcpSink does. htsim runs its DCTCPSrc over its ECNQueue. The
+  two mark alike but not equally: congsim on arrival at K or more packets queued, dropping
+  packets that are not ECN-capable (ACKs, retransmissions) there as RED's forced drop; htsim
+  on departure above K packets queued, marking ACKs too. congsim's flows so lose ACKs at the
+  step and time out more, delivering about 12 % fewer packets.
 
 Each program runs once per row, timed as a whole process by `/usr/bin/time` (wall seconds and
 peak resident memory), so the figures include set-up: `congsim-native` (built here as a plain
@@ -24,7 +33,9 @@ and the ratio of the peer's wall time to congsim's. The TCPs differ between prog
 of 2000; htsim's NewReno), so a row's programs deliver similar, not equal, numbers of packets:
 compare ns per packet as well as wall time. With `--cachegrind`, congsim also runs under
 valgrind's cachegrind (32 KB L1s, a 2 MB last level: `bench/compare_builds.py`) and prints
-instructions, L1 data misses and last-level data misses per delivered packet.
+instructions, L1 data misses and last-level data misses per delivered packet. With `--csv PATH`,
+the timed lines are also written to PATH (row, program, wall s, peak MiB, packets, ns per packet,
+peer's time over congsim's): bench/results/scale_dctcp.csv is `--rows ft8-dctcp` so written.
 """
 
 from __future__ import annotations
@@ -57,6 +68,7 @@ class Row:
     rate_mbps: int
     duration_s: float
     traffic: str = ""  # a fat tree's: "stride" or "all_to_all"
+    dctcp_k: int = 0  # 0: NewReno over DropTail; else DCTCP, every queue marking at K packets
 
     @property
     def packet_bytes(self) -> int:
@@ -76,6 +88,7 @@ ROWS = [
     Row("2000@10G", "dumbbell", 2000, 10000, 2),
     Row("ft8-stride", "fat_tree", 8, 1000, 1, "stride"),
     Row("ft8-all", "fat_tree", 8, 1000, 0.1, "all_to_all"),
+    Row("ft8-dctcp", "fat_tree", 8, 1000, 1, "stride", dctcp_k=20),
 ]
 
 FAT_TREE_LINK_DELAY_US = 5
@@ -83,9 +96,19 @@ FAT_TREE_LINK_DELAY_US = 5
 
 def scenario_text(row: Row) -> str:
     """The scenario of `row`: a dumbbell with every link at its rate and the bottleneck queue
-    scaled with it, or a fat tree with TCP set as htsim's."""
+    scaled with it, or a fat tree with TCP set as htsim's (DCTCP over step marking when the row
+    has a K)."""
     if row.shape == "fat_tree":
-        return f"""name = "fat-tree-k{row.size}-{row.traffic}"
+        queue = f"{{ limit_packets = {row.queue_packets} }}"
+        congestion = ""
+        if row.dctcp_k:
+            k = row.dctcp_k
+            queue = (
+                f'{{ kind = "red", limit_packets = {row.queue_packets}, min_th = {k}, max_th = {k}, '
+                "w_q = 1.0, ecn_marking = true, mark_above_max_th = true, ns2_quirks = false }"
+            )
+            congestion = 'congestion_control = "dctcp"\n'
+        return f"""name = "fat-tree-k{row.size}-{row.traffic}{"-dctcp" if row.dctcp_k else ""}"
 [simulation]
 duration = "{row.duration_s}s"
 start_jitter = "1ms"
@@ -94,12 +117,12 @@ kind = "fat_tree"
 k = {row.size}
 rate = "{row.rate_mbps}Mbps"
 delay = "{FAT_TREE_LINK_DELAY_US}us"
-queue = {{ limit_packets = {row.queue_packets} }}
+queue = {queue}
 traffic = "{row.traffic}"
 [tcp]
 profile = "rfc"
 variant = "newreno"
-packet_size = "{row.packet_bytes}B"
+{congestion}packet_size = "{row.packet_bytes}B"
 header_bytes = 0
 initial_window = 10
 delayed_ack = "off"
@@ -197,14 +220,26 @@ def htsim_command(peer: Path, row: Row) -> list[str]:
     ]
     if row.shape == "dumbbell":
         return [str(peer), "dumbbell", *common]
-    return [str(peer), "fat_tree", *common, str(FAT_TREE_LINK_DELAY_US), row.traffic]
+    marking = ["dctcp", str(row.dctcp_k)] if row.dctcp_k else []
+    return [str(peer), "fat_tree", *common, str(FAT_TREE_LINK_DELAY_US), row.traffic, *marking]
 
 
-def line(label: str, program: str, run: Timed, packets: int, ours: Timed | None) -> str:
+CSV_HEADER = ["row", "program", "wall_s", "peak_mib", "packets", "ns_per_packet", "ratio"]
+
+
+def line(
+    label: str, program: str, run: Timed, packets: int, ours: Timed | None, results: list[list[str]]
+) -> str:
+    """The printed line of one timed run; its fields are also appended to `results`."""
     per_packet = run.wall_s * 1e9 / max(packets, 1)
     text = f"{label:<11}{program:<9}{run.wall_s:9.2f}{run.peak_mib:10.1f}{packets:12d}{per_packet:11.0f}"
+    ratio = ""
     if ours is not None:
+        ratio = f"{run.wall_s / max(ours.wall_s, 1e-9):.2f}"
         text += f"{run.wall_s / max(ours.wall_s, 1e-9):7.1f}x"
+    results.append(
+        [label, program, f"{run.wall_s:.2f}", f"{run.peak_mib:.1f}", str(packets), f"{per_packet:.0f}", ratio]
+    )
     return text
 
 
@@ -220,6 +255,7 @@ def main() -> None:
         "--htsim", type=Path, help="a checkout of github.com/Broadcom/csg-htsim to build and run"
     )
     parser.add_argument("--binary", type=Path, help="a congsim-native to time instead of building one")
+    parser.add_argument("--csv", type=Path, help="also write the timed lines to this CSV file")
     parser.add_argument(
         "--cachegrind", action="store_true", help="also count congsim's cache misses per packet (valgrind)"
     )
@@ -232,16 +268,26 @@ def main() -> None:
         sys.exit(f"unknown rows {unknown}; rows are {[r.label for r in ROWS]}")
     binary = args.binary or native_binary()
     ns = shutil.which("ns")
+    results: list[list[str]] = []
     with tempfile.TemporaryDirectory() as build:
         peer = htsim_peer(args.htsim, Path(build)) if args.htsim else None
         head = f"{'row':<11}{'program':<9}{'wall s':>9}{'peak MiB':>10}"
         print(f"{head}{'packets':>12}{'ns/packet':>11}{'ratio':>8}")
         for row in (r for r in ROWS if r.label in wanted):
-            run_row(row, binary, ns, peer, args.peer_timeout, args.cachegrind)
+            run_row(row, binary, ns, peer, args.peer_timeout, args.cachegrind, results)
+    if args.csv is not None:
+        with args.csv.open("w", newline="") as f:
+            csv.writer(f).writerows([CSV_HEADER, *results])
 
 
 def run_row(
-    row: Row, binary: Path, ns: str | None, peer: Path | None, peer_timeout: float, cachegrind: bool
+    row: Row,
+    binary: Path,
+    ns: str | None,
+    peer: Path | None,
+    peer_timeout: float,
+    cachegrind: bool,
+    results: list[list[str]],
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         scenario = Path(tmp, "scenario.toml")
@@ -253,7 +299,7 @@ def run_row(
             reason = (ours.stderr.strip().splitlines() or ["failed"])[-1]
             print(f"{row.label:<11}{'congsim':<9}  refused: {reason}")
             return
-        print(line(row.label, "congsim", ours, delivered_packets(out, row.packet_bytes), None))
+        print(line(row.label, "congsim", ours, delivered_packets(out, row.packet_bytes), None, results))
         if cachegrind:
             misses = cache_misses(binary, scenario, Path(tmp, "cg"), row.packet_bytes)
             print(f"{row.label:<11}{'congsim':<9}  {misses}")
@@ -270,16 +316,17 @@ def run_row(
             else:
                 total = re.search(r"total_bytes (\d+)", theirs.stdout)
                 packets = int(total.group(1)) // row.packet_bytes if total else 0
-                print(line(row.label, "ns-2", theirs, packets, ours))
+                print(line(row.label, "ns-2", theirs, packets, ours, results))
         if peer is not None:
             theirs = timed(htsim_command(peer, row), peer_timeout)
-            total = theirs and re.search(r"delivered_bytes (\d+)", theirs.stdout)
+            total = re.search(r"delivered_bytes (\d+)", theirs.stdout) if theirs else None
             if theirs is None:
                 print(f"{row.label:<11}{'htsim':<9}  over {peer_timeout:g} s: given up")
             elif theirs.returncode != 0 or total is None:
                 print(f"{row.label:<11}{'htsim':<9}  failed: {theirs.stderr.strip()[-200:]}")
             else:
-                print(line(row.label, "htsim", theirs, int(total.group(1)) // row.packet_bytes, ours))
+                packets = int(total.group(1)) // row.packet_bytes
+                print(line(row.label, "htsim", theirs, packets, ours, results))
 
 
 if __name__ == "__main__":

@@ -197,6 +197,9 @@ pub struct SenderConfig {
     /// Pace transmissions at the rate the controller asks (`CongestionOps::pacing_rate_bps`):
     /// each segment leaves no earlier than its predecessor's size at that rate after it.
     pub pacing: bool,
+    /// Retransmissions are ECN-capable too (DCTCP, as Linux and ns-3 send it; RFC 3168 keeps
+    /// them Not-ECT).
+    pub ect_retransmissions: bool,
     pub timer_mode: TimerMode,
     /// TCP clock granularity G (ns-2 `tcpTick_`, BSD slow-timer period).
     pub tick: SimDuration,
@@ -403,6 +406,7 @@ impl Profile {
             ssthresh_from_flight: false,
             congestion_control: CongestionControl::Aimd,
             pacing: false,
+            ect_retransmissions: false,
         };
         match self {
             Self::Ns2_2000 => ns2_2000,

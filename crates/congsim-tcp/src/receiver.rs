@@ -213,7 +213,9 @@ impl TcpReceiver {
             header,
             wire_bytes,
             retransmission: false,
-            ect: false,
+            // DCTCP's receiver sends its ACKs ECN-capable too (Linux and ns-3 in DCTCP mode), so
+            // a marking queue marks rather than drops them.
+            ect: self.cfg.echo == CongestionEcho::Dctcp,
         });
     }
 
@@ -536,5 +538,20 @@ mod tests {
         // CWR changes nothing.
         assert_eq!(arrive(&mut r, 8, true, true), [], "nothing held to flush");
         assert_eq!(arrive(&mut r, 9, true, false), [(10, true)]);
+        // Its ACKs are ECN-capable, so a marking queue marks them rather than drops them; an
+        // RFC 3168 receiver's are not.
+        r.on_data(SimTime::ZERO, &TcpHeader::data(10, 1000), false);
+        r.on_data(SimTime::ZERO, &TcpHeader::data(11, 1000), false);
+        let mut out = Vec::new();
+        r.drain_transmit(&mut out);
+        assert!(out.iter().all(|s| s.ect) && !out.is_empty());
+        let mut rfc3168 = TcpReceiver::new(ReceiverConfig {
+            echo: CongestionEcho::UntilCwr,
+            ..Profile::Ns2_2000.receiver(Variant::Reno)
+        });
+        rfc3168.on_data(SimTime::ZERO, &TcpHeader::data(0, 1000), false);
+        out.clear();
+        rfc3168.drain_transmit(&mut out);
+        assert!(!out[0].ect);
     }
 }

@@ -373,9 +373,11 @@ impl SenderCore {
                 self.rtt_ticks = 1;
             }
         }
-        // RFC 3168: only new data is ECN-capable, and CWR rides on the first new segment after
-        // a window reduction.
-        let ect = self.cfg.mark_response != MarkResponse::Off && !is_retransmission && !is_syn;
+        // RFC 3168: only new data is ECN-capable (DCTCP: retransmissions too), and CWR rides on
+        // the first new segment after a window reduction.
+        let ect = self.cfg.mark_response != MarkResponse::Off
+            && (!is_retransmission || self.cfg.ect_retransmissions)
+            && !is_syn;
         let cwr = ect && std::mem::take(&mut self.cwr_pending);
         let header = TcpHeader {
             seq: self.wire_seq(seg),

@@ -430,6 +430,7 @@ fn congestion_marks(
         }
         _ => {}
     }
+    s.ect_retransmissions = dctcp;
     match marks.map(|(m, _)| m) {
         Some(CongestionMarksName::Ecn) => {
             s.mark_response = MarkResponse::Ecn;
