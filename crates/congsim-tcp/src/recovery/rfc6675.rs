@@ -403,18 +403,22 @@ mod tests {
         assert_eq!(r.next_seg(&s), None);
     }
 
+    /// 7 is lost; the receiver SACKs 8, 9, 10 one by one. RFC 6675 counts each as a duplicate;
+    /// the third enters recovery (so would IsLost(7)).
+    fn lose_7_and_sack_8_to_10(s: &mut SenderCore, r: &mut Rfc6675, t: SimTime) {
+        for right in 9..=11 {
+            let mut sack = SackBlocks::EMPTY;
+            sack.push(7, 8, right);
+            r.on_ack(s, t, 7, &sack, true);
+        }
+    }
+
     #[test]
     fn entry_halves_the_flight_and_fills_the_window() {
         let (mut s, mut r) = sender_with_7_to_14_out(100);
         let t = SimTime::from_millis(20);
         s.outbox.clear();
-        // 7 is lost; the receiver SACKs 8, 9, 10 one by one. RFC 6675 counts each as a
-        // duplicate; the third enters recovery (so would IsLost(7)).
-        for right in 9..=11 {
-            let mut sack = SackBlocks::EMPTY;
-            sack.push(7, 8, right);
-            r.on_ack(&mut s, t, 7, &sack, true);
-        }
+        lose_7_and_sack_8_to_10(&mut s, &mut r, t);
         assert!(s.in_recovery());
         assert_eq!(s.window().ssthresh_segments(), 4.0, "FlightSize 8 / 2");
         assert_eq!(s.window().cwnd_segments(), 4.0);
@@ -434,11 +438,7 @@ mod tests {
         s.cfg.sack_sender = SackSender::Prr;
         let t = SimTime::from_millis(20);
         s.outbox.clear();
-        for right in 9..=11 {
-            let mut sack = SackBlocks::EMPTY;
-            sack.push(7, 8, right);
-            r.on_ack(&mut s, t, 7, &sack, true);
-        }
+        lose_7_and_sack_8_to_10(&mut s, &mut r, t);
         assert!(s.in_recovery());
         assert_eq!(s.window().ssthresh_segments(), 4.0, "FlightSize 8 / 2");
         // pipe 5 (as above) > ssthresh: the one segment delivered of RecoverFS 8 allows
