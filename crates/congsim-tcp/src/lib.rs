@@ -25,6 +25,7 @@
 pub mod config;
 pub mod congestion;
 mod marks;
+pub mod rate;
 pub mod receiver;
 mod recovery;
 pub mod rtt;

@@ -76,6 +76,12 @@ impl TcpSender {
         &self.core.controller
     }
 
+    /// Seeds the controller's random draws (for a controller that draws them,
+    /// `Controller::draws_random`), from the flow's own stream.
+    pub fn seed_controller(&mut self, seed: u64) {
+        self.core.controller.seed(seed);
+    }
+
     /// Starts recording congestion events.
     pub fn enable_trace(&mut self) {
         self.core.trace.get_or_insert_with(Vec::new);
@@ -174,6 +180,9 @@ impl TcpSender {
             _ => false,
         };
         let ack_seg = s.ack_to_segments(ack.ack).min(s.snd_max);
+        if let Some(rate) = &mut s.rate {
+            rate.on_ack(now, ack_seg, ack.sack.ranges(ack_seg));
+        }
         s.ece_on_this_ack = ack.flags.ece;
         // An ACK echoing a mark does not open the window (ns-2 recv_newack_helper; ABR's
         // "no increase" on CI).

@@ -10,6 +10,7 @@ use crate::config::{BcnReaction, MarkResponse, SenderConfig, SeqMode, TimerMode}
 use crate::congestion::{
     AckSample, Cause, CongestionEvent, CongestionOps, Controller, CutBase, SentSegment,
 };
+use crate::rate::RateSampler;
 use crate::rtt::RttEstimator;
 use crate::segment::Segment;
 use crate::stats::{SenderStats, TraceEvent, TraceKind};
@@ -70,6 +71,8 @@ pub(crate) struct SenderCore {
     pub(crate) controller: Controller,
     /// `snd_una` as the controller last heard of it (`Self::tell_controller`).
     told_controller_to: u64,
+    /// Delivery-rate sampling, for a controller that reads it (`None` for the others).
+    pub(crate) rate: Option<RateSampler>,
     /// The ACK being processed carries ECN-Echo.
     pub(crate) ece_on_this_ack: bool,
     /// Pacing (`cfg.pacing`): the rate once an RTT is known, the earliest instant the next
@@ -145,6 +148,8 @@ impl SenderCore {
             window,
             controller: Controller::new(cfg.congestion_control),
             told_controller_to: 0,
+            rate: Controller::samples_delivery_rate(cfg.congestion_control)
+                .then(|| RateSampler::new(cfg.mss)),
             pacing_rate_bps: None,
             pacing_release: SimTime::ZERO,
             pacing_held: false,
@@ -351,6 +356,9 @@ impl SenderCore {
             payload_bytes: payload,
             retransmission: is_retransmission,
         });
+        if let Some(rate) = &mut self.rate {
+            rate.on_sent(now, seg, payload);
+        }
         self.stats.data_pkts_sent += 1;
         self.stats.data_bytes_sent += u64::from(payload);
         self.stats.cwnd_sum_at_sends += self.window.cwnd_segments();
@@ -591,12 +599,23 @@ impl SenderCore {
         }
     }
 
-    /// The controller sees the segments acknowledged since it last heard (nothing if none)
-    /// and its decision is applied. `window_may_open` is false where the loss recovery holds
-    /// the window, or where the ACK echoes a mark the sender answers.
+    /// The controller sees the segments acknowledged since it last heard (nothing if none,
+    /// unless it samples the delivery rate and this ACK SACKed new data) and its decision is
+    /// applied. `window_may_open` is false where the loss recovery holds the window, or where
+    /// the ACK echoes a mark the sender answers.
     pub(crate) fn tell_controller(&mut self, now: SimTime, window_may_open: bool) {
         let acked_from = self.told_controller_to;
-        if self.snd_una <= acked_from {
+        let rate = match &mut self.rate {
+            None => None,
+            Some(sampler) => {
+                if self.snd_nxt >= self.end {
+                    // Nothing left to send: what follows is the application's limit.
+                    sampler.note_app_limited();
+                }
+                sampler.take_sample()
+            }
+        };
+        if self.snd_una <= acked_from && rate.is_none() {
             return;
         }
         self.told_controller_to = self.snd_una;
@@ -611,6 +630,8 @@ impl SenderCore {
             in_flight_segments: self.snd_max - self.snd_una,
             app_limited: self.snd_max >= self.end,
             window_may_open: window_may_open && !self.echo_on_this_ack,
+            in_loss_recovery: matches!(self.ca_state, CaState::Recovery | CaState::Loss),
+            rate,
         };
         if let Some(cwnd) = self.controller.on_ack(&self.window, &sample) {
             self.change_window(WindowChange::Cwnd(cwnd));

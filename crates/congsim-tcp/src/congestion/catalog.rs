@@ -18,6 +18,10 @@ macro_rules! controllers {
             /// Scalable TCP (Kelly 2003; Linux `tcp_scalable`): one segment per `min(cwnd,
             /// 100)` ACKs above ssthresh, a cut to 7/8.
             Scalable = "scalable" in scalable::Scalable,
+            /// BBR v1 as ns-3.37's `TcpBbr` (draft-cardwell-iccrg-bbr-congestion-control-00):
+            /// a model of the path's bottleneck bandwidth and round-trip time, paced at a gain
+            /// cycle around it; pacing is on.
+            Bbr = "bbr" in bbr::Bbr,
         }
     };
 }

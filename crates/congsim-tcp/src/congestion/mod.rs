@@ -33,6 +33,26 @@ macro_rules! dispatch {
                     $(CongestionControl::$variant => Self::$variant(<$state>::default()),)+
                 }
             }
+
+            /// The controller of `kind` reads delivery-rate samples.
+            pub fn samples_delivery_rate(kind: CongestionControl) -> bool {
+                match kind {
+                    $(CongestionControl::$variant => <$state>::SAMPLES_DELIVERY_RATE,)+
+                }
+            }
+
+            /// The controller of `kind` draws random numbers (and wants a seed).
+            pub fn draws_random(kind: CongestionControl) -> bool {
+                match kind {
+                    $(CongestionControl::$variant => <$state>::DRAWS_RANDOM,)+
+                }
+            }
+
+            pub fn seed(&mut self, seed: u64) {
+                match self {
+                    $(Self::$variant(state) => state.seed(seed),)+
+                }
+            }
         }
 
         impl CongestionOps for Controller {

@@ -11,6 +11,7 @@
 //! ns-2's `ecn()`), as Linux's CWR state and ns-3's `TcpSocketBase` gate it. How far the window
 //! is cut is the controller's: halved (AIMD), by β (CUBIC), by α/2 (DCTCP).
 
+use crate::rate::RateSample;
 use crate::window::{CongestionWindow, Cut, WindowSize};
 use congsim_core::time::{SimDuration, SimTime};
 
@@ -45,7 +46,9 @@ pub struct CongestionEvent {
 }
 
 /// One ACK that acknowledges new data, as the controller sees it (in the manner of ns-3's
-/// `PktsAcked` and Linux's `rate_sample`).
+/// `PktsAcked` and Linux's `rate_sample`). A controller that samples the delivery rate
+/// ([`CongestionOps::SAMPLES_DELIVERY_RATE`]) also sees ACKs that only SACK new data
+/// (`segments_acked` 0), each with its [`RateSample`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AckSample {
     pub now: SimTime,
@@ -70,6 +73,11 @@ pub struct AckSample {
     /// Sack1 during recovery, a partial ACK of RFC 6582) and the ACK echoes no mark the sender
     /// answers (spec §4.6).
     pub window_may_open: bool,
+    /// The sender is repairing a loss (fast recovery, or after a timeout until the data
+    /// outstanding then is acknowledged).
+    pub in_loss_recovery: bool,
+    /// The delivery-rate sample of this ACK (controllers that ask for samples only).
+    pub rate: Option<RateSample>,
 }
 
 /// A segment just handed to the network.
@@ -84,6 +92,17 @@ pub struct SentSegment {
 
 /// A congestion controller: how the window grows and how far a congestion event cuts it.
 pub trait CongestionOps {
+    /// The controller reads delivery-rate samples ([`AckSample::rate`]); the sender keeps a
+    /// sampler (per-segment send state) only for those that do.
+    const SAMPLES_DELIVERY_RATE: bool = false;
+
+    /// The controller draws random numbers: the sender gives it a seed from the flow's own
+    /// stream ([`Self::seed`]).
+    const DRAWS_RANDOM: bool = false;
+
+    /// The seed of the controller's random draws (controllers with `DRAWS_RANDOM`).
+    fn seed(&mut self, _seed: u64) {}
+
     /// An ACK of new data: the controller updates its estimates and returns the new cwnd, or
     /// `None` to leave it. `window` is the window before this ACK's change.
     fn on_ack(&mut self, window: &CongestionWindow, ack: &AckSample) -> Option<WindowSize>;
@@ -130,6 +149,8 @@ pub(crate) mod testing {
             in_flight_segments: 10,
             app_limited: false,
             window_may_open,
+            in_loss_recovery: false,
+            rate: None,
         }
     }
 

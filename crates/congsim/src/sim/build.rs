@@ -36,6 +36,7 @@ impl<'a> Simulation<'a> {
                     arrivals: streams.stream(&format!("transfers/{}/arrivals", g.name)),
                     sizes: streams.stream(&format!("transfers/{}/sizes", g.name)),
                     boot_phases: streams.stream(&format!("transfers/{}/boot_phase", g.name)),
+                    controllers: streams.stream(&format!("transfers/{}/controller", g.name)),
                 })
                 .collect(),
             slow_clocks,
@@ -232,6 +233,10 @@ fn build_flows(scenario: &Scenario, streams: &StreamFactory) -> BuiltFlows {
                 fast_tick_flows.push(id);
             }
             let mut sender = TcpSender::new(f.sender.clone(), boot_phase);
+            if Controller::draws_random(f.sender.congestion_control) {
+                let mut rng = streams.stream(&format!("tcp/{}/controller", f.name));
+                sender.seed_controller(rng.next_u64());
+            }
             if scenario.tcp_events {
                 sender.enable_trace();
             }

@@ -23,6 +23,7 @@ use congsim_ip::cbr::CbrSource;
 use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::{Cbq, Classifier, DropTail, Priority, Red};
 use congsim_ip::{LimitSemantics, Link, Offer, Qdisc};
+use congsim_tcp::congestion::Controller;
 use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -153,6 +154,8 @@ struct GroupState {
     arrivals: RngStream,
     sizes: RngStream,
     boot_phases: RngStream,
+    /// Seeds of the transfers' controllers, for those that draw (BBR's gain cycle).
+    controllers: RngStream,
 }
 
 /// The columns that break `timeouts` down by cause.

@@ -485,6 +485,38 @@ fn flows_table(
     {
         table.extend_rows(&rows, &[("dctcp_alpha", Get::F64(dctcp))]);
     }
+    fn bbr<'a>(r: &'a FlowRow<'_>) -> Option<&'a congsim_tcp::congestion::Bbr> {
+        match r.flow.sender.controller() {
+            Controller::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
+    if s.flows
+        .iter()
+        .any(|f| f.sender.congestion_control == CongestionControl::Bbr)
+    {
+        table.extend_rows(
+            &rows,
+            &[
+                (
+                    "bbr_bandwidth_bps",
+                    Get::F64(|r| bbr(r).map_or(f64::NAN, |b| b.bandwidth_bps())),
+                ),
+                (
+                    "bbr_min_rtt_s",
+                    Get::F64(|r| {
+                        bbr(r)
+                            .and_then(|b| b.rtprop())
+                            .map_or(f64::NAN, |rtt| rtt.as_secs_f64())
+                    }),
+                ),
+                (
+                    "bbr_probe_rtt_entries",
+                    Get::F64(|r| bbr(r).map_or(f64::NAN, |b| b.probe_rtt_entries() as f64)),
+                ),
+            ],
+        );
+    }
     table
 }
 

@@ -57,6 +57,9 @@ impl Simulation<'_> {
             self.fast_tick_flows.push(f);
         }
         let mut sender = TcpSender::new(spec.sender.clone(), boot_phase);
+        if Controller::draws_random(spec.sender.congestion_control) {
+            sender.seed_controller(self.groups[g].controllers.next_u64());
+        }
         if self.scenario.tcp_events {
             sender.enable_trace();
         }

@@ -304,8 +304,17 @@ fn sending(
         }
         s.syn = syn;
     }
-    if let Some((on, _)) = pick!(p, pacing) {
-        s.pacing = on;
+    // BBR paces by its model: pacing is on unless the file turns it off, which BBR refuses.
+    let bbr = s.congestion_control == CongestionControl::Bbr;
+    match pick!(p, pacing) {
+        Some((false, path)) if bbr => {
+            return Err(ctx.err(
+                path,
+                "must be true (or left out) with congestion_control = \"bbr\", which sends at the rate its model sets",
+            ));
+        }
+        Some((on, _)) => s.pacing = on,
+        None => s.pacing |= bbr,
     }
     if let Some((b, _)) = pick!(p, max_burst) {
         s.max_burst = b;
@@ -418,6 +427,14 @@ fn congestion_marks(
     // DCTCP answers ECN marks only: ECN is on unless the file turns it off.
     let dctcp = s.congestion_control == CongestionControl::Dctcp;
     match marks {
+        Some((CongestionMarksName::Ecn | CongestionMarksName::Bcn, path))
+            if s.congestion_control == CongestionControl::Bbr =>
+        {
+            return Err(ctx.err(
+                path,
+                "must be \"off\" (or left out) with congestion_control = \"bbr\": BBR v1 answers no marks",
+            ));
+        }
         Some((CongestionMarksName::Off | CongestionMarksName::Bcn, path)) if dctcp => {
             return Err(ctx.err(
                 path,
