@@ -1,9 +1,10 @@
-"""What bench/cubic_ns3.py and bench/dctcp_ns3.py share: building their ns-3 program with g++,
-running it, the line that names the versions, congsim's [[links]] blocks, the CSV, and the
-numbers both tabulate (formatting, Jain's index, nearest-rank percentiles).
+"""What bench/cubic_ns3.py, bench/dctcp_ns3.py and bench/bbr_ns3.py share: building their ns-3
+program with g++, running it, the line that names the versions, congsim's [[links]] blocks, the
+CSV, the numbers they tabulate (formatting, Jain's index, nearest-rank percentiles) and the
+agreement rule.
 
-bench/ is not a package: the two scripts put their own folder on sys.path and import this file
-by name, as bench/dumbbell.py imports ns2_script and ns3_scenario.
+bench/ is not a package: the scripts put their own folder on sys.path and import this file by
+name, as bench/dumbbell.py imports ns2_script and ns3_scenario.
 """
 
 from __future__ import annotations
@@ -149,3 +150,43 @@ def tcp_flags(segment: int, initial_cwnd: int, buffers: int, sack: bool, del_ack
         f"--sack={str(sack).lower()}",
         f"--delAckCount={del_ack_count}",
     ]
+
+
+# The agreement rule of the ns-3 cross-checks (docs/validation.md, issue #29): each flow's goodput
+# within 5 % of ns-3's, the bottleneck's mean queue within 10 %; anything else is a registered
+# deviation or a failure.
+GOODPUT_TOLERANCE = 0.05
+QUEUE_TOLERANCE = 0.10
+
+
+def within(value: float, reference: float, tolerance: float) -> bool:
+    """Whether `value` is within `tolerance` (a fraction) of `reference`; against a reference of 0
+    only 0 is."""
+    if reference == 0:
+        return value == 0
+    return abs(value / reference - 1) <= tolerance + 1e-12
+
+
+def agreement(
+    ns3_goodputs: Sequence[float],
+    congsim_goodputs: Sequence[float],
+    ns3_queue_mean: float,
+    congsim_queue_mean: float,
+) -> tuple[list[bool], bool, str]:
+    """The agreement rule for one case: per flow whether congsim's goodput is within
+    GOODPUT_TOLERANCE of ns-3's, whether the mean queue is within QUEUE_TOLERANCE, and a verdict,
+    "pass" or "fail: " and what is off (flow i and the queue, in % of ns-3's)."""
+
+    def off(value: float, reference: float) -> str:
+        return f"{100 * (value / reference - 1):+.1f} %" if reference else f"{value:g} against 0"
+
+    flows = [within(c, n, GOODPUT_TOLERANCE) for n, c in zip(ns3_goodputs, congsim_goodputs, strict=True)]
+    queue = within(congsim_queue_mean, ns3_queue_mean, QUEUE_TOLERANCE)
+    failures = [
+        f"flow {i} {off(c, n)}"
+        for i, (ok, n, c) in enumerate(zip(flows, ns3_goodputs, congsim_goodputs, strict=True))
+        if not ok
+    ]
+    if not queue:
+        failures.append(f"queue {off(congsim_queue_mean, ns3_queue_mean)}")
+    return flows, queue, "pass" if not failures else "fail: " + ", ".join(failures)

@@ -3,6 +3,7 @@
 //
 // Input on stdin, one item per line:
 //   param duration_s <seconds> | param packet_bytes <bytes on the wire> | param window <packets>
+//   param congestion bbr                     (every flow on ns3::TcpBbr; without it TcpLinuxReno)
 //   node <name>
 //   link <from> <to> <rate bps> <delay ns> <queue limit, packets>   (duplex, DropTail)
 //   flow <from> <to>                                                   (persistent TCP)
@@ -15,7 +16,15 @@
 // on. ns-3 builds its loss recovery on a SACK scoreboard; without SACK its Reno moves only
 // 52 Mbps through this network (congsim and ns-2: 94 Mbps), and a run carrying half the
 // packets would flatter congsim's speed-up. Prints `total_bytes`, the bytes of the IP packets
-// the sinks received (as ns-2's sinks count).
+// the sinks received (as ns-2's sinks count), and `events`, the events ns-3 executed.
+//
+// `param congestion bbr` (bench/ns3_scenario.py writes it for congestion_control = "bbr")
+// runs every flow on ns3::TcpBbr instead, as ns-3.37 ships it (bench/ns3_bbr.cc describes
+// it): TcpBbr switches pacing on itself on the connection's first CA_OPEN (no EnablePacing
+// attribute; PaceInitialWindow stays false, so the initial window leaves unpaced), and
+// TcpSocketBase runs no recovery algorithm for a congestion control with CongControl, so the
+// classic-recovery setting below does not reach BBR flows; SACK is on as for Reno. Everything
+// else (segments, window, initial window, no delayed ACKs, timers, links) is unchanged.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -38,6 +47,7 @@ main(int argc, char* argv[])
     double duration_s = 20;
     uint32_t packet_bytes = 500;
     uint32_t window = 20;
+    std::string congestion = "reno";
     std::map<std::string, Ptr<Node>> nodes;
     struct LinkSpec
     {
@@ -63,6 +73,8 @@ main(int argc, char* argv[])
                 in >> packet_bytes;
             else if (name == "window")
                 in >> window;
+            else if (name == "congestion")
+                in >> congestion;
         }
         else if (kind == "node")
         {
@@ -87,7 +99,10 @@ main(int argc, char* argv[])
     // IP (20) and TCP (20) headers, no options: a segment of `packet_bytes - 40` payload
     // bytes is a `packet_bytes` IP packet, as ns-2's TCP packets are.
     const uint32_t segment = packet_bytes - 40;
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpLinuxReno::GetTypeId()));
+    NS_ABORT_MSG_UNLESS(congestion == "reno" || congestion == "bbr",
+                        "param congestion must be reno or bbr, not " << congestion);
+    TypeId socket_type = congestion == "bbr" ? TcpBbr::GetTypeId() : TcpLinuxReno::GetTypeId();
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(socket_type));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
@@ -155,6 +170,7 @@ main(int argc, char* argv[])
         payload += sink->GetTotalRx();
     // The sinks count payload; ns-2's count whole packets: report the IP bytes they carried.
     std::cout << "total_bytes " << payload / segment * packet_bytes + payload % segment << std::endl;
+    std::cout << "events " << Simulator::GetEventCount() << std::endl;
     Simulator::Destroy();
     return 0;
 }

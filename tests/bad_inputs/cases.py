@@ -1775,6 +1775,35 @@ EDITS: list[Edit] = [
         {},
         True,
     ),
+    # BBR paces by its model and answers no marks (issue #29).
+    (
+        "tcp.bbr.pacing=false",
+        "ip",
+        {"tcp.congestion_control": "bbr", "tcp.pacing": False},
+        R,
+        ("tcp.pacing",),
+        {},
+        False,
+    ),
+    ("tcp.bbr.pacing=true", "ip", {"tcp.congestion_control": "bbr", "tcp.pacing": True}, A, (), {}, True),
+    (
+        "tcp.bbr.congestion_marks=ecn",
+        "ip",
+        {"tcp.congestion_control": "bbr", "tcp.congestion_marks": "ecn"},
+        R,
+        ("tcp.congestion_marks",),
+        {},
+        False,
+    ),
+    (
+        "flows.bbr.congestion_marks=bcn",
+        "ip",
+        {"flows[0].tcp": {"congestion_control": "bbr", "congestion_marks": "bcn"}},
+        R,
+        ("congestion_marks",),
+        {},
+        False,
+    ),
 ]
 
 

@@ -1,4 +1,4 @@
-//! Delivery-rate sampling (spec `tcp.md` §3.9; draft-cheng-iccrg-delivery-rate-estimation,
+//! Delivery-rate sampling (spec `tcp.md` §3.8.4; draft-cheng-iccrg-delivery-rate-estimation,
 //! Linux `tcp_rate.c`, ns-3 `TcpRateLinux`): on each ACK that delivers data, the rate at which
 //! the network delivered it, measured over the flight the newest delivered segment belongs to.
 //!
@@ -53,6 +53,8 @@ struct SentRecord {
     retransmitted: bool,
     /// Delivered by a SACK: a later cumulative ACK does not count it again.
     sacked: bool,
+    /// Presumed lost by a timeout and not sent again since: out of the flight.
+    lost: bool,
 }
 
 /// The sampler of one connection.
@@ -62,9 +64,11 @@ pub(crate) struct RateSampler {
     /// Records of segments `first..first + records.len()` (from `snd_una`).
     first: u64,
     records: VecDeque<SentRecord>,
-    /// Payload bytes of the recorded segments, and of those among them SACKed.
+    /// Payload bytes of the recorded segments, and of those among them SACKed or presumed
+    /// lost.
     recorded_bytes: u64,
     sacked_bytes: u64,
+    lost_bytes: u64,
     delivered: u64,
     delivered_time: SimTime,
     first_sent_time: SimTime,
@@ -94,6 +98,7 @@ impl RateSampler {
             records: VecDeque::new(),
             recorded_bytes: 0,
             sacked_bytes: 0,
+            lost_bytes: 0,
             delivered: 0,
             delivered_time: SimTime::ZERO,
             first_sent_time: SimTime::ZERO,
@@ -105,7 +110,18 @@ impl RateSampler {
 
     /// Payload bytes sent and neither acknowledged nor SACKed.
     pub(crate) fn in_flight_bytes(&self) -> u64 {
-        self.recorded_bytes - self.sacked_bytes
+        self.recorded_bytes - self.sacked_bytes - self.lost_bytes
+    }
+
+    /// The retransmission timer expired: every segment not SACKed is presumed lost (Linux
+    /// `tcp_enter_loss`), so the flight is empty and the first segment sent again starts a
+    /// new sampling flight. Without this the first samples after a timeout would span the
+    /// whole silence and report a rate near zero (ns-3.37's collapse, its bugs #1026, #735).
+    pub(crate) fn on_timeout(&mut self) {
+        for r in self.records.iter_mut().filter(|r| !r.sacked && !r.lost) {
+            r.lost = true;
+            self.lost_bytes += u64::from(r.payload_bytes);
+        }
     }
 
     /// Segment `seg` of `payload_bytes` is handed to the network.
@@ -128,10 +144,14 @@ impl RateSampler {
             app_limited: self.app_limited_until != 0,
             retransmitted: false,
             sacked: false,
+            lost: false,
         };
         match seg.checked_sub(self.first).map(|i| i as usize) {
             Some(index) if index < self.records.len() => {
                 let old = &mut self.records[index];
+                if old.lost {
+                    self.lost_bytes -= u64::from(payload_bytes);
+                }
                 *old = SentRecord {
                     retransmitted: true,
                     sacked: old.sacked,
@@ -194,8 +214,12 @@ impl RateSampler {
             let to = (right.saturating_sub(self.first) as usize).min(self.records.len());
             for index in from..to {
                 if !self.records[index].sacked {
-                    self.records[index].sacked = true;
-                    self.sacked_bytes += u64::from(self.records[index].payload_bytes);
+                    let r = &mut self.records[index];
+                    r.sacked = true;
+                    if std::mem::take(&mut r.lost) {
+                        self.lost_bytes -= u64::from(r.payload_bytes);
+                    }
+                    self.sacked_bytes += u64::from(r.payload_bytes);
                     self.deliver(index, now, &mut newest);
                     rtt = self.karn_rtt(index, now).or(rtt);
                 }
@@ -205,6 +229,9 @@ impl RateSampler {
             self.recorded_bytes -= u64::from(r.payload_bytes);
             if r.sacked {
                 self.sacked_bytes -= u64::from(r.payload_bytes);
+            }
+            if r.lost {
+                self.lost_bytes -= u64::from(r.payload_bytes);
             }
         }
         self.first += acked as u64;
@@ -304,6 +331,25 @@ mod tests {
         // An ACK that delivers nothing gives no sample.
         sampler.on_ack(ms(210), 4, std::iter::empty());
         assert!(sampler.take_sample().is_none());
+    }
+
+    #[test]
+    fn after_a_timeout_the_first_resent_segment_starts_a_new_flight() {
+        let mut sampler = RateSampler::new(MSS);
+        for seg in 0..4 {
+            sampler.on_sent(ms(0), seg, MSS);
+        }
+        sampler.on_ack(ms(100), 1, std::iter::empty());
+        sampler.take_sample();
+        // Segments 1..4 lost; the timer expires a second later.
+        sampler.on_timeout();
+        assert_eq!(sampler.in_flight_bytes(), 0);
+        sampler.on_sent(ms(1100), 1, MSS);
+        assert_eq!(sampler.in_flight_bytes(), 1000);
+        sampler.on_ack(ms(1200), 2, std::iter::empty());
+        let sample = sampler.take_sample().unwrap();
+        // One segment over the 100 ms since it was resent, not over the second of silence.
+        assert_eq!(sample.delivery_rate_bps, Some(1000.0 * 8.0 / 0.1));
     }
 
     #[test]

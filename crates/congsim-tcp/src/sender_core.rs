@@ -764,6 +764,9 @@ impl SenderCore {
             self.last_cwnd_action = CwndAction::Timeout;
         }
         self.snd_una_at_timeout = Some(self.snd_una);
+        if let Some(rate) = &mut self.rate {
+            rate.on_timeout();
+        }
         self.ca_state = CaState::Loss;
         self.loss_end = self.snd_max;
         if !restart_only {

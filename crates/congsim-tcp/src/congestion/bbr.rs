@@ -1,4 +1,4 @@
-//! BBR v1 (spec `tcp.md` §3.10; draft-cardwell-iccrg-bbr-congestion-control-00), as ns-3.37's
+//! BBR v1 (spec `tcp.md` §3.8.5; draft-cardwell-iccrg-bbr-congestion-control-00), as ns-3.37's
 //! `TcpBbr` runs it: the sender models the path by its bottleneck bandwidth (`BtlBw`, the
 //! largest delivery rate of the last ten round trips) and its round-trip propagation time
 //! (`RTprop`, the smallest RTT of the last ten seconds), paces at `pacing_gain · BtlBw` and
@@ -386,8 +386,11 @@ impl BbrState {
 
     fn update_rtprop(&mut self, now: SimTime) {
         self.rtprop_expired = now > self.rtprop_stamp + RTPROP_WINDOW;
+        // Linux renews RTprop on a strictly smaller sample (draft-00 and ns-3.37 also on an
+        // equal one; ns-3's samples are smoothed RTTs and never equal, but an exact RTT over
+        // an empty queue is, and `<=` would then never let RTprop expire: no PROBE_RTT).
         if let Some(rtt) = self.last_rtt
-            && (self.rtprop.is_none_or(|rtprop| rtt <= rtprop) || self.rtprop_expired)
+            && (self.rtprop.is_none_or(|rtprop| rtt < rtprop) || self.rtprop_expired)
         {
             self.rtprop = Some(rtt);
             self.rtprop_stamp = now;
@@ -716,11 +719,12 @@ mod tests {
         let mut path = Path::new(10e6, 40);
         path.run_for(1.0);
         let cwnd_before = path.cwnd_bytes();
-        // Every later RTT is longer: RTprop is not renewed.
+        // RTprop was set by the first sample; equal samples do not renew it (Linux's strict
+        // test), and every later RTT is longer.
         path.rtt = SimDuration::from_millis(45);
-        path.run_for(9.5);
+        path.run_for(8.5);
         assert_eq!(path.bbr.probe_rtt_entries, 0);
-        path.run_for(0.8);
+        path.run_for(1.3);
         assert_eq!(path.bbr.probe_rtt_entries, 1);
         assert_eq!(path.bbr.rtprop, Some(SimDuration::from_millis(45)));
         // At least 200 ms and a round trip at four segments, then the window comes back.

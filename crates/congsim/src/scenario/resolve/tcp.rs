@@ -304,6 +304,9 @@ fn sending(
         }
         s.syn = syn;
     }
+    if let Some((cc, _)) = pick!(p, congestion_control) {
+        s.congestion_control = cc.0;
+    }
     // BBR paces by its model: pacing is on unless the file turns it off, which BBR refuses.
     let bbr = s.congestion_control == CongestionControl::Bbr;
     match pick!(p, pacing) {
@@ -353,9 +356,6 @@ fn sending(
                 "bsd is 4.4BSD-Lite Reno, which has no NewReno; newreno in byte mode follows RFC 6582 (rfc5681)",
             ));
         }
-    }
-    if let Some((cc, _)) = pick!(p, congestion_control) {
-        s.congestion_control = cc.0;
     }
     if let Some((on, _)) = pick!(p, reno_ca_extra) {
         s.reno_ca_extra = on;
