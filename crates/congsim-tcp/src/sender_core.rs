@@ -73,6 +73,9 @@ pub(crate) struct SenderCore {
     told_controller_to: u64,
     /// Delivery-rate sampling, for a controller that reads it (`None` for the others).
     pub(crate) rate: Option<RateSampler>,
+    /// RFC 6675's pipe, in segments, as the SACK recovery last set it (`None` outside its
+    /// recovery): what a controller that sizes the window by the flight reads during a repair.
+    pub(crate) recovery_pipe: Option<u64>,
     /// The ACK being processed carries ECN-Echo.
     pub(crate) ece_on_this_ack: bool,
     /// Pacing (`cfg.pacing`): the rate once an RTT is known, the earliest instant the next
@@ -150,6 +153,7 @@ impl SenderCore {
             told_controller_to: 0,
             rate: Controller::samples_delivery_rate(cfg.congestion_control)
                 .then(|| RateSampler::new(cfg.mss)),
+            recovery_pipe: None,
             pacing_rate_bps: None,
             pacing_release: SimTime::ZERO,
             pacing_held: false,
@@ -212,6 +216,7 @@ impl SenderCore {
         if self.ca_state == CaState::Recovery {
             self.ca_state = CaState::Open;
         }
+        self.recovery_pipe = None;
     }
 
     /// A duplicate ACK counts towards a fast retransmit.
@@ -562,7 +567,12 @@ impl SenderCore {
     /// says what cwnd becomes.
     pub(crate) fn cut(&mut self, now: SimTime, cause: Cause, base: CutBase, after: AfterCut) {
         self.stats.cwnd_cuts += 1;
-        let event = CongestionEvent { now, cause, base };
+        let event = CongestionEvent {
+            now,
+            cause,
+            base,
+            pipe_segments: self.recovery_pipe.filter(|_| cause == Cause::Loss),
+        };
         let cut = self.controller.on_congestion(&self.window, &event);
         self.change_window(WindowChange::Cut(cut, after));
     }
@@ -612,7 +622,15 @@ impl SenderCore {
                     // Nothing left to send: what follows is the application's limit.
                     sampler.note_app_limited();
                 }
-                sampler.take_sample()
+                let mut sample = sampler.take_sample();
+                // In a SACK recovery the flight excludes what the recovery presumes lost,
+                // which the sampler cannot tell (as Linux's and ns-3's in-flight count do).
+                if self.ca_state == CaState::Recovery
+                    && let (Some(rate), Some(pipe)) = (&mut sample, self.recovery_pipe)
+                {
+                    rate.in_flight_bytes = rate.in_flight_bytes.min(pipe * u64::from(self.cfg.mss));
+                }
+                sample
             }
         };
         if self.snd_una <= acked_from && rate.is_none() {

@@ -447,8 +447,8 @@ impl BbrState {
             if recovering && self.packet_conservation {
                 //= draft-cardwell-iccrg-bbr-congestion-control-00 §4.2.3.4: in the first round
                 //= of recovery, cwnd = max(cwnd, packets_in_flight + packets_delivered)
-                // The sampler's flight still counts the lost segments (Linux's and ns-3's do
-                // not), so the window found before the loss bounds it.
+                // The flight is the recovery's pipe where it keeps one (RFC 6675); elsewhere
+                // it still counts the lost segments, so the window before the loss bounds it.
                 let conserved = (rate.in_flight_bytes as f64 + acked).min(self.prior_cwnd_bytes);
                 cwnd = cwnd.max(conserved);
             } else {
@@ -521,6 +521,13 @@ impl CongestionOps for BbrState {
         let kept = match event.base {
             CutBase::Window { rwnd } => window.base_segments(rwnd),
             CutBase::Flight { segments } => (segments as f64).min(window.cwnd_segments()),
+        };
+        // ns-3.37 `CongestionStateSet(CA_RECOVERY)` and Linux `bbr_set_cwnd_to_recover_or_
+        // restore`: recovery starts with the flight (without the segments presumed lost) plus
+        // one segment, and packet conservation keeps it there for a round trip.
+        let kept = match (event.cause, event.pipe_segments) {
+            (Cause::Loss, Some(pipe)) => kept.min(pipe as f64 + 1.0),
+            _ => kept,
         };
         window.reduced(kept, 1.0)
     }

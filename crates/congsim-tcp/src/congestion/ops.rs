@@ -43,6 +43,9 @@ pub struct CongestionEvent {
     pub now: SimTime,
     pub cause: Cause,
     pub base: CutBase,
+    /// RFC 6675's pipe as the loss recovery estimated it when it detected the loss (segments
+    /// sent, neither SACKed nor presumed lost); `None` for recoveries that keep none.
+    pub pipe_segments: Option<u64>,
 }
 
 /// One ACK that acknowledges new data, as the controller sees it (in the manner of ns-3's
@@ -159,6 +162,7 @@ pub(crate) mod testing {
             now: SimTime::ZERO,
             cause,
             base,
+            pipe_segments: None,
         }
     }
 }

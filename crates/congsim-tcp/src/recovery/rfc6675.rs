@@ -138,6 +138,8 @@ impl Rfc6675 {
     /// Step (4): fast retransmit and entry into loss recovery.
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, before: Option<Before>) {
         self.recovery_point = Some(s.snd_max);
+        // The pipe when the loss is detected, for a controller that sizes its window by it.
+        self.set_pipe(s);
         // FlightSize without the segments step (3) sent (RFC 5681 §3.2 note 4).
         let flight = s.flight_size();
         // After an ECN response in this window the repair goes ahead without a second cut.
@@ -216,6 +218,7 @@ impl Rfc6675 {
             }
         }
         self.pipe = pipe;
+        s.recovery_pipe = Some(pipe.max(0) as u64);
     }
 
     /// Step (C): while `cwnd − pipe ≥ 1 SMSS`, send what `NextSeg()` returns.
