@@ -10,7 +10,7 @@ use crate::config::{BcnReaction, MarkResponse, SenderConfig, SeqMode, TimerMode}
 use crate::congestion::{
     AckSample, Cause, CongestionEvent, CongestionOps, Controller, CutBase, SentSegment,
 };
-use crate::rate::RateSampler;
+use crate::rate::{RateSample, RateSampler};
 use crate::rtt::RttEstimator;
 use crate::segment::Segment;
 use crate::stats::{SenderStats, TraceEvent, TraceKind};
@@ -615,25 +615,12 @@ impl SenderCore {
     /// the ACK echoes a mark the sender answers.
     pub(crate) fn tell_controller(&mut self, now: SimTime, window_may_open: bool) {
         let acked_from = self.told_controller_to;
-        let rate = match &mut self.rate {
-            None => None,
-            Some(sampler) => {
-                if self.snd_nxt >= self.end {
-                    // Nothing left to send: what follows is the application's limit.
-                    sampler.note_app_limited();
-                }
-                let mut sample = sampler.take_sample();
-                // In a SACK recovery the flight excludes what the recovery presumes lost,
-                // which the sampler cannot tell (as Linux's and ns-3's in-flight count do).
-                if self.ca_state == CaState::Recovery
-                    && let (Some(rate), Some(pipe)) = (&mut sample, self.recovery_pipe)
-                {
-                    rate.in_flight_bytes = rate.in_flight_bytes.min(pipe * u64::from(self.cfg.mss));
-                }
-                sample
-            }
+        let pending = if self.rate.is_some() {
+            self.take_rate_sample()
+        } else {
+            None
         };
-        if self.snd_una <= acked_from && rate.is_none() {
+        if self.snd_una <= acked_from && pending.is_none() {
             return;
         }
         self.told_controller_to = self.snd_una;
@@ -649,7 +636,7 @@ impl SenderCore {
             app_limited: self.snd_max >= self.end,
             window_may_open: window_may_open && !self.echo_on_this_ack,
             in_loss_recovery: matches!(self.ca_state, CaState::Recovery | CaState::Loss),
-            rate,
+            rate: pending.as_ref(),
         };
         if let Some(cwnd) = self.controller.on_ack(&self.window, &sample) {
             self.change_window(WindowChange::Cwnd(cwnd));
@@ -660,6 +647,27 @@ impl SenderCore {
             let rate = (self.controller).pacing_rate_bps(&self.window, self.cfg.mss, srtt);
             self.pacing_rate_bps = (rate > 0.0 && rate.is_finite()).then_some(rate);
         }
+    }
+
+    /// The delivery-rate sample of the ACK being processed (a controller that samples the
+    /// rate; kept out of `tell_controller`, whose common path has no sampler).
+    #[cold]
+    #[inline(never)]
+    fn take_rate_sample(&mut self) -> Option<RateSample> {
+        let sampler = self.rate.as_mut()?;
+        if self.snd_nxt >= self.end {
+            // Nothing left to send: what follows is the application's limit.
+            sampler.note_app_limited();
+        }
+        let mut sample = sampler.take_sample();
+        // In a SACK recovery the flight excludes what the recovery presumes lost, which the
+        // sampler cannot tell (as Linux's and ns-3's in-flight count do).
+        if self.ca_state == CaState::Recovery
+            && let (Some(rate), Some(pipe)) = (&mut sample, self.recovery_pipe)
+        {
+            rate.in_flight_bytes = rate.in_flight_bytes.min(pipe * u64::from(self.cfg.mss));
+        }
+        sample
     }
 
     /// Pacing holds the next segment back at `now` (the send loops stop; `next_timeout`

@@ -138,6 +138,7 @@ impl CongestionWindow {
     /// Applies a change of the window. The sender core is the only caller (every write of
     /// cwnd and ssthresh goes through `SenderCore::change_window`), so a trace of every change
     /// needs one hook.
+    #[inline(always)]
     pub(crate) fn apply(&mut self, change: WindowChange) {
         match change {
             WindowChange::Cwnd(size) => self.set_cwnd(size),

@@ -477,7 +477,7 @@ impl CongestionOps for BbrState {
     }
 
     fn on_ack(&mut self, window: &CongestionWindow, ack: &AckSample) -> Option<WindowSize> {
-        let rate = ack.rate?;
+        let rate = *ack.rate?;
         let mut cwnd = window.cwnd_segments() * f64::from(rate.segment_bytes);
         if let Some(rtt) = rate.rtt {
             self.last_rtt = Some(rtt);
@@ -656,7 +656,7 @@ mod tests {
             };
             let sample = AckSample {
                 now: self.now,
-                rate: Some(rate),
+                rate: Some(&rate),
                 ..ack(0, true)
             };
             if let Some(cwnd) = self.bbr.on_ack(&self.window, &sample) {

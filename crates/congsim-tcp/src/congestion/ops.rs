@@ -53,7 +53,7 @@ pub struct CongestionEvent {
 /// ([`CongestionOps::SAMPLES_DELIVERY_RATE`]) also sees ACKs that only SACK new data
 /// (`segments_acked` 0), each with its [`RateSample`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AckSample {
+pub struct AckSample<'a> {
     pub now: SimTime,
     /// Segments this ACK newly acknowledges cumulatively.
     pub segments_acked: u64,
@@ -80,7 +80,7 @@ pub struct AckSample {
     /// outstanding then is acknowledged).
     pub in_loss_recovery: bool,
     /// The delivery-rate sample of this ACK (controllers that ask for samples only).
-    pub rate: Option<RateSample>,
+    pub rate: Option<&'a RateSample>,
 }
 
 /// A segment just handed to the network.
@@ -140,7 +140,7 @@ pub(crate) mod testing {
     use super::*;
 
     /// An ACK of one full segment at `now_ms`, the smallest RTT so far 100 ms.
-    pub(crate) fn ack(now_ms: u64, window_may_open: bool) -> AckSample {
+    pub(crate) fn ack(now_ms: u64, window_may_open: bool) -> AckSample<'static> {
         AckSample {
             now: SimTime::from_millis(now_ms),
             segments_acked: 1,
