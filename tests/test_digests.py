@@ -45,7 +45,8 @@ def study_points() -> dict[str, tuple[Path, list[tuple[str, object]]]]:
 
     points = {}
     for plan_path in sorted((ROOT / "python" / "congsim" / "studies" / "data").glob("*.toml")):
-        if plan_path.name.endswith("-network.toml") or plan_path.name == "dumbbell-20.toml":
+        # Networks and claims files sit beside the plans.
+        if plan_path.name.endswith(("-network.toml", "-claims.toml")) or plan_path.name == "dumbbell-20.toml":
             continue
         plan = load_plan(plan_path)
         runs = [r for r in plan.runs() if r.replication == 0]

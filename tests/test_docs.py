@@ -275,9 +275,10 @@ def test_every_file_the_docs_name_exists() -> None:
 
 def test_the_scores_table_is_the_last_runs_and_matches_the_studies() -> None:
     """docs/reproduce.md's scores come from `docs/scores.csv`, which `congsim reproduce all`
-    writes: one row per runnable study, with as many compared values as the study has scored
-    reference rows and as many claims as it checks (so reference data or claims that changed
-    since the file was written fail here), rendered without a number typed by hand."""
+    writes: one row per runnable study, with as many counted values (and repeats of a
+    configuration the model cannot tell apart) as the study has scored reference rows, as many
+    derived rows as it marks, and as many claims as it checks (so reference data or claims that
+    changed since the file was written fail here), rendered without a number typed by hand."""
     import csv
 
     from congsim.studies import STUDIES
@@ -293,14 +294,16 @@ def test_the_scores_table_is_the_last_runs_and_matches_the_studies() -> None:
     assert variants == [(name, v.name) for name, study in STUDIES.items() for v in study.variants]
     for name, row in rows.items():
         study = STUDIES[name]
-        scored = [r for r in study.reference_rows() if r.get("scored", "yes") != "no"]
-        assert int(row["compared"] or 0) == len(scored), name
+        scored = [r for r in study.reference_rows() if (r.get("scored") or "yes") == "yes"]
+        derived = [r for r in study.reference_rows() if r.get("scored") == "derived"]
+        assert int(row["compared"] or 0) + int(row["repeats"] or 0) == len(scored), name
+        assert int(row["derived"] or 0) == len(derived), name
         paper = [c for c in study.claims if c.origin == "paper"]
         assert int(row["claims"] or 0) == len(paper), name
         assert int(row["checks"] or 0) == len(study.claims) - len(paper), name
         if row["compared"]:
             counts = [int(row[k]) for k in ("agrees", "inconclusive", "differs")]
-            assert sum(counts) == len(scored), name
+            assert sum(counts) == int(row["compared"]), name
     table = congsim_reference.scores_table(ROOT / "docs" / "scores.csv")
     assert all(f"| `{name}` |" in table for name in rows)
     assert "generated/scores.md" in (ROOT / "docs" / "reproduce.md").read_text(encoding="utf-8")

@@ -36,14 +36,15 @@ def test_the_platform_study_runs_and_compares_with_ns2(cli, tmp_path):
     assert (traces / "traced.pcap").read_bytes()[:4] == bytes.fromhex("4d3cb2a1")
 
 
-#: Studies whose values, at one replication, agree on no metric family more often than a
-#: constant at that family's reference mean does, and why.
+#: Studies whose values, at one replication, carry information on no metric family under the
+#: margin rule (clearly ahead of both the constant and the table's other cells, or in order
+#: where every band holds one value: docs/reproduce.md), and why.
 UNINFORMATIVE = {
-    "koga2000": (
-        "total throughput varies by a few percent across the paper's configurations, so a "
-        "constant agrees as often as we do; Reno's fast recoveries are half the paper's "
-        "(bugFix_ off in its ns-2) while a constant at the mean of all variants' lands inside "
-        "every band; timeouts and CoV agree nowhere"
+    "jain1996": (
+        "each table varies a setting that moves the throughput by a few percent, so the table's "
+        "other cells predict it as often as we do; the queue agrees on a few cells only, as "
+        "often as the table's other cells; every fairness band holds 1.0, and the paper's "
+        "differences in the third and fourth decimal are not an order ours reproduce"
     ),
 }
 
@@ -52,10 +53,13 @@ def test_reproduce_all_scores_every_study_and_beats_trivial_baselines(cli, tmp_p
     done = run_congsim("reproduce", "all", "--replications", "1", "--out", str(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr
     assert "trivial baselines on the same bands" in done.stdout
-    # The closing summary: a line per study with its score, the baselines and its claims.
+    # The closing summary: a line per study with its score, the baselines, the informative
+    # families and its claims.
     summary = done.stdout[done.stdout.rindex("Summary") :]
-    assert "values agree" in summary and "a constant per variant" in summary
+    assert "values agree" in summary and "informative" in summary
     scores = pd.read_csv(tmp_path / "scores.csv")
+    compared = scores[scores["compared"].notna()]
+    assert (compared["within_table_agrees"] <= compared["compared"]).all()
     defaults = scores[scores["variant"].isna()]
     assert list(defaults["study"]) == list(STUDIES)
     # Each variant is run and scored beside its study's default.
@@ -67,16 +71,16 @@ def test_reproduce_all_scores_every_study_and_beats_trivial_baselines(cli, tmp_p
     for name in STUDIES:
         assert name in summary, name
     sisalem = defaults.set_index("study").loc["sisalem1995"]
-    assert (sisalem["claims"], sisalem["checks"]) == (3, 14), "the paper's claims, then the own checks"
+    assert (sisalem["claims"], sisalem["checks"]) == (1, 16), "the paper's claims, then the own checks"
     uninformative: set[str] = set()
     for name in STUDIES:
         assert name in done.stdout
         path = tmp_path / name / "comparison.csv"
         if not path.exists() or pd.read_csv(path).empty:
             continue
-        # A study carries information when, on some metric family, our values agree more often
-        # than a constant at that family's reference mean. Those that do not are named (and
-        # said why) in UNINFORMATIVE: one that starts or stops carrying information fails here.
+        # A study carries information when some metric family is informative under the margin
+        # rule. Those that are not are named (and said why) in UNINFORMATIVE: one that starts or
+        # stops carrying information fails here.
         score = baseline_score(pd.read_csv(path))
         assert score.compared > 0 and score.constant <= score.compared
         if not score.informative:
@@ -90,10 +94,13 @@ def test_baselines_are_judged_by_each_rows_band_with_our_precision():
     frame = pd.DataFrame(
         {
             "tcp.variant": ["reno", "reno", "sack", "sack"],
+            "table": ["T1", "T1", "T2", "T2"],
+            "scored": ["yes"] * 4,
             "metric": ["x", "x", "x", "x"],
             "reference": [10.0, 20.0, 30.0, 20.0],
             "band_low": [9.0, 18.0, 27.0, 18.0],
             "band_high": [11.0, 22.0, 33.0, 22.0],
+            "mean": [10.0, 20.0, 34.5, 20.0],
             "ci_low": [9.5, 19.5, 34.0, 15.0],
             "ci_high": [10.5, 20.5, 35.0, 25.0],
             "verdict": ["agrees", "agrees", "differs", "inconclusive"],
@@ -106,9 +113,15 @@ def test_baselines_are_judged_by_each_rows_band_with_our_precision():
     assert list(with_baselines["baseline_constant_agrees"]) == [False, True, False, False]
     # Per variant: reno 15 (in neither of its bands), sack 25 (±0.5 in neither; ±5 straddles).
     assert list(with_baselines["baseline_variant_agrees"]) == [False, False, False, False]
+    # Within the table, each cell is predicted by the other: 20, 10, 20, 30; only the last is
+    # inside its band, and ±5 straddles it.
+    assert list(with_baselines["baseline_within_table"]) == [20.0, 10.0, 20.0, 30.0]
+    assert not with_baselines["baseline_within_table_agrees"].any()
     score = baseline_score(with_baselines)
-    assert (score.compared, score.ours, score.inconclusive, score.constant, score.variant) == (4, 2, 1, 1, 0)
-    assert score.informative == ("x",)
+    assert (score.compared, score.ours, score.inconclusive) == (4, 2, 1)
+    assert (score.constant, score.within_table, score.variant) == (1, 0, 0)
+    # Two cells against the constant's one is no clear lead (see tests/test_scoring.py).
+    assert score.informative == ()
 
 
 def test_unknown_study_is_one_error_line(cli):
@@ -136,8 +149,8 @@ def test_sisalem1995_claims_hold(cli, tmp_path):
     failing = claims[claims["verdict"] != "holds"]
     tahoe_over_reno = "over ABR with a 25 KB UNI buffer, Tahoe gets more throughput than Reno"
     assert list(failing["claim"]) == [tahoe_over_reno]
-    assert "congsim's own checks: 14 of 14 hold with 95 % confidence" in done.stdout
-    assert "The paper's claims: 2 of 3 hold with 95 % confidence" in done.stdout
+    assert "congsim's own checks: 16 of 16 hold with 95 % confidence" in done.stdout
+    assert "The paper's claims: 0 of 1 hold with 95 % confidence" in done.stdout
     # A claims-only study writes an empty comparison, and the report shows the claims.
     assert pd.read_csv(tmp_path / "sisalem1995" / "comparison.csv").empty
     report = run_congsim("report", str(tmp_path))
@@ -146,11 +159,12 @@ def test_sisalem1995_claims_hold(cli, tmp_path):
 
 
 def test_lima2002_limited_transmit_claims(cli, tmp_path):
-    """Seed 002: Limited Transmit cuts NewReno's RTOs under web and FTP traffic and Reno's under
-    heavy web traffic (paired over replications), and the timeout causes explain why Reno under
-    FTP gains nothing. Which claims hold is pinned, so a change in the TCP models that moves a
-    verdict shows up here. Web windows halve from light to heavy load as the paper's do (about 6
-    segments, then 3), but at light load they are about 7.4, outside the paper's band."""
+    """Seed 002: Limited Transmit cuts RTOs by the paper's 26-30 % (a ratio band by the one rule)
+    only for NewReno under heavy FTP traffic; elsewhere it cuts less, or not at all for Reno under
+    FTP, where the timeout causes explain why. Which claims hold is pinned (paired over
+    replications), so a change in the TCP models that moves a verdict shows up here. Web windows
+    halve from light to heavy load as the paper's do (about 6 segments, then 3), but at light load
+    they are about 7.4, outside the paper's band."""
     done = run_congsim("reproduce", "lima2002", "--out", str(tmp_path), timeout=900)
     assert done.returncode == 0, done.stderr
     claims = pd.read_csv(tmp_path / "lima2002" / "claims.csv").set_index("claim")
@@ -163,12 +177,19 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
     assert len(light) == 12 and (light["verdict"] == "differs").all(), light
     assert (heavy["verdict"] != "differs").all(), heavy
     assert heavy["mean"].max() < 0.6 * light["mean"].min()
-    newreno = claims[claims.index.str.contains("newreno-lt has fewer RTOs")]
-    assert len(newreno) == 4 and (newreno["verdict"] == "holds").all(), newreno["verdict"]
-    assert (
-        claims.loc["web, load 0.9: reno-lt has fewer RTOs than reno (paper: 26 % fewer)", "verdict"]
-        == "holds"
-    )
+    cuts = claims[claims.index.str.contains("% fewer RTOs than")]["verdict"]
+    assert cuts.to_dict() == {
+        "web, load 0.7: reno-lt has 26 % fewer RTOs than reno (LT/no LT 0.666-0.814)": "fails",
+        "web, load 0.9: reno-lt has 26 % fewer RTOs than reno (LT/no LT 0.666-0.814)": "fails",
+        "web, load 0.7: newreno-lt has 30 % fewer RTOs than newreno (LT/no LT 0.63-0.77)": "fails",
+        "web, load 0.9: newreno-lt has 30 % fewer RTOs than newreno (LT/no LT 0.63-0.77)": "not significant",
+        "FTP, load 0.7: reno-lt has 26 % fewer RTOs than reno (LT/no LT 0.666-0.814)": "fails",
+        "FTP, load 0.9: reno-lt has 26 % fewer RTOs than reno (LT/no LT 0.666-0.814)": "fails",
+        "FTP, load 0.7: newreno-lt has 29 % fewer RTOs than newreno (LT/no LT 0.639-0.781)": (
+            "not significant"
+        ),
+        "FTP, load 0.9: newreno-lt has 29 % fewer RTOs than newreno (LT/no LT 0.639-0.781)": "holds",
+    }
     # Ratios are reported with their CIs beside the paper's reductions.
     assert (claims["ratio_ci_low"] <= claims["ratio"]).all() and (
         claims["ratio"] <= claims["ratio_ci_high"]
@@ -177,9 +198,9 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
 
 
 def test_koga2000_tables_and_orderings(cli, tmp_path):
-    """Seed 004: every total-throughput cell of Tables 3, 5 and 6 within 5 % of the paper, and
-    the orderings (SACK > NewReno > Reno; Reno timing out many times as often as NewReno) in
-    every CBR case."""
+    """Seed 004: every total-throughput cell of Tables 3, 5 and 6 within 5 % of the paper, the
+    orderings SACK > NewReno > Reno in every CBR case, and Reno timing out more often than
+    NewReno in every case (Table 1's ratios themselves are not significant)."""
     done = run_congsim("reproduce", "koga2000", "--out", str(tmp_path), timeout=900)
     assert done.returncode == 0, done.stderr
     comparison = pd.read_csv(tmp_path / "koga2000" / "comparison.csv")
@@ -189,16 +210,19 @@ def test_koga2000_tables_and_orderings(cli, tmp_path):
         ["label", "tcp.variant", "mean", "reference"]
     ]
     claims = pd.read_csv(tmp_path / "koga2000" / "claims.csv")
-    assert len(claims) == 26, claims["claim"]
+    assert len(claims) == 28, claims["claim"]
     # The orderings of Tables 1-3 and Reno's share beside SACK where it is clear (only-tcp and
     # large-cbr) hold; what does not (the multiple-CBR staircase, the CoV under fluctuation) is
     # pinned too, so that a model change that moves a verdict shows up here.
-    orderings = claims[claims["claim"].str.contains("gets more throughput than|times out more than")]
-    assert len(orderings) == 15 and (orderings["verdict"] == "holds").all(), orderings[["claim", "verdict"]]
+    orderings = claims[claims["claim"].str.contains("gets more throughput than|times out more often than")]
+    assert len(orderings) == 14 and (orderings["verdict"] == "holds").all(), orderings[["claim", "verdict"]]
     verdict = claims.set_index("claim")["verdict"]
     for case in ("only-tcp", "large-cbr"):
-        assert verdict[f"{case}: Reno keeps about 40 % beside SACK (35-45 %: Reno/SACK 0.54-0.82)"] == "holds"
-    assert verdict["newreno: multiple small CBR streams leave less throughput than one large one"] == "fails"
+        assert verdict[f"{case}: Reno keeps about 40 % of the total beside SACK (0.36-0.44)"] == "holds"
+    multiple = (
+        "newreno: multiple small CBR streams leave less throughput than one large one, 76.9 against 78.2"
+    )
+    assert verdict[f"{multiple} (0.885-1)"] == "not significant"
     assert (verdict[claims["claim"].str.contains("fluctuation leaves").to_numpy()] == "holds").all()
     # Figures 2-10: every configuration traced, one throughput-over-time figure per CBR case.
     assert len(list((tmp_path / "koga2000" / "traces" / "points").iterdir())) == 18
@@ -234,12 +258,16 @@ def test_goyal1996_tables_and_conclusions(cli, tmp_path):
     assert verdicts["agrees"] >= 80 and verdicts["differs"] <= 25, verdicts
     claims = pd.read_csv(tmp_path / "goyal1996" / "claims.csv").set_index("claim")
     for claim in (
-        "with FRR, EPD raises the average efficiency over plain UBR",
-        "without FRR, plain UBR's average LAN efficiency is below 0.8 (paper: 0.34)",
-        "with FRR, plain UBR's average LAN efficiency is below 0.8 (paper: 0.69)",
+        "FRR raises plain UBR's average efficiency from 0.65 to 0.73 (without/with 0.801-0.979)",
+        "FRR lowers plain UBR's average WAN efficiency",
+        "without FRR, plain UBR's average LAN fairness is as low as the paper's 0.69 (0.621-0.759)",
         "without FRR, Selective Drop is fairer than EPD on average",
+        "without FRR, FBA is more efficient than EPD on average",
     ):
         assert claims.loc[claim, "verdict"] == "holds", claims["verdict"]
+    # Plain UBR wastes less of a LAN than the paper's (0.41 against 0.34 on average).
+    lan = "without FRR, plain UBR's average LAN efficiency is as low as the paper's 0.34 (0.308-0.377)"
+    assert claims.loc[lan, "verdict"] == "fails", claims["verdict"]
     # The report draws the ATM network's busiest queue (in cells: it has no IP link).
     report = run_congsim("report", str(tmp_path))
     assert report.returncode == 0, report.stderr
@@ -269,10 +297,10 @@ def test_jain1996_buffers_and_divergence(cli, tmp_path):
         claim = f"{label}: the queue stays below 4 round trips (so a 4 x RTT buffer loses no cell)"
         assert claims.loc[claim, "verdict"] == "holds", claims["verdict"]
     for label, period in (("A-V10", "10 ms"), ("A-V1", "1 ms")):
-        claim = f"{label}: VBR on/off at {period} makes the ERICA queue diverge (beyond 10 round trips)"
+        claim = f"{label}: VBR on/off at {period} makes the ERICA queue diverge (beyond 4 round trips)"
         assert claims.loc[claim, "verdict"] == "holds", claims["verdict"]
     for period in ("30 ms", "10 ms"):
-        bounded = f"ERICA+ with VBR at {period} keeps its queue bounded (within 10 round trips)"
+        bounded = f"ERICA+ with VBR at {period} keeps its queue stable (below 4 round trips)"
         assert claims.loc[bounded, "verdict"] == "holds", claims["verdict"]
 
 
@@ -326,7 +354,7 @@ def test_no_printed_number_and_no_configuration_is_scored_twice():
     CBR' configuration in Tables 3-4 and again as Tables 6-7's 'hard shaper', and jain1996's
     solution rows, which do not print their VBR period, run at two periods. The second
     reading of each stays in the table, unscored, with a note saying why."""
-    unscored = 0
+    unscored = derived = 0
     for study in STUDIES.values():
         rows = study.reference_rows()
         not_axes = ("study", "table", "metric", "value", "source", "scored", "note")
@@ -334,9 +362,10 @@ def test_no_printed_number_and_no_configuration_is_scored_twice():
         configurations: set[tuple[str, ...]] = set()
         printed: set[tuple[str, ...]] = set()
         for ref in rows:
-            if ref.get("scored", "yes") == "no":
+            if ref.get("scored", "yes") in ("no", "derived"):
                 assert ref["note"], (study.name, ref)
-                unscored += 1
+                unscored += ref["scored"] == "no"
+                derived += ref["scored"] == "derived"
                 continue
             configuration = (*(ref[a] for a in axes), ref["metric"])
             assert configuration not in configurations, (study.name, configuration)
@@ -348,6 +377,10 @@ def test_no_printed_number_and_no_configuration_is_scored_twice():
             assert cell not in printed, (study.name, cell)
             printed.add(cell)
     assert unscored == 16, "koga2000's 6 hard-shaper cells and jain1996's 10 rows at 10 ms VBR"
+    # Numbers the paper computes from other printed cells are shown, not counted: goyal1996's 16
+    # column averages, jain1996's queue in round trips (14) and efficiency (18: the throughput
+    # over the available capacity), koga2000's 3 Table 5 totals (the Reno and SACK parts' sum).
+    assert derived == 16 + 14 + 18 + 3
 
 
 def test_unscored_rows_count_in_no_score():
@@ -355,19 +388,23 @@ def test_unscored_rows_count_in_no_score():
 
     frame = pd.DataFrame(
         {
+            "table": ["T1", "T1", "T1"],
             "metric": ["x", "x", "x"],
             "reference": [10.0, 20.0, 90.0],
             "band_low": [9.0, 18.0, 81.0],
             "band_high": [11.0, 22.0, 99.0],
+            "mean": [10.0, 25.5, 90.0],
             "ci_low": [9.5, 25.0, 85.0],
             "ci_high": [10.5, 26.0, 95.0],
             "verdict": ["agrees", "differs", "agrees"],
-            "scored": [True, True, False],
+            "scored": ["yes", "yes", "no"],
         }
     )
     with_baselines = add_baselines(frame, [])
-    # The constant is the scored references' mean, 15: the unscored 90 does not pull it.
+    # The constant is the scored references' mean, 15: the unscored 90 does not pull it, nor
+    # the other cells' mean in the table (the unscored row is predicted by both counted cells).
     assert list(with_baselines["baseline_constant"]) == [15.0, 15.0, 15.0]
+    assert list(with_baselines["baseline_within_table"]) == [20.0, 10.0, 15.0]
     score = baseline_score(with_baselines)
     assert (score.compared, score.ours) == (2, 1)
     # Read back from CSV text, the flags still count.
@@ -401,23 +438,26 @@ def test_every_claim_of_the_paper_quotes_its_seed(root):
         text = letters(next(seeds.glob(f"{number}_*.txt")).read_text(encoding="utf-8"))
         for claim in STUDIES[name].claims:
             assert claim.origin in ("paper", "check")
-            if claim.origin == "paper":
-                assert letters(claim.source) in text, (name, claim.description, claim.source)
+            # A check may quote a sentence too (one that restates earlier work, a scheme the
+            # paper cites but does not run).
+            assert claim.source or claim.origin == "check", (name, claim.description)
+            assert letters(claim.source) in text, (name, claim.description, claim.source)
     described = {c.description for study in STUDIES.values() for c in study.claims}
     for expected in (
         "FRR lowers plain UBR's average WAN efficiency",
         "FRR raises plain UBR's average fairness",
-        "a 70 % target keeps the queue with VBR at 10 ms bounded (within 10 round trips)",
+        "a 70 % target keeps the queue with VBR at 10 ms stable (below 4 round trips)",
         "RTT 30 ms: a feedback delay of 0.01 ms gives a smaller queue than 30 ms",
         "A-FB1: the queue stays below 4 round trips (so a 4 x RTT buffer loses no cell)",
-        "web, load 0.9: reno-lt has a shorter mean RTT than reno (paper: 9 % shorter)",
+        "web, load 0.9: reno-lt has a 9 % shorter mean RTT than reno (LT/no LT 0.819-1)",
         "web, load 0.9: sack-lt has more RTOs than newreno-lt",
-        "web, load 0.9: sack's mean bandwidth is within 10 % of reno's",
+        "web, load 0.9: sack's mean bandwidth agrees with reno's (no significant difference: 0.9-1.1)",
         "over ABR with a 25 KB UNI buffer, Tahoe gets more throughput than Reno",
         "reno: DropTail is less fair than RED (lock-out and RTT bias)",
-        "sack: multiple small CBR streams leave less throughput than one large one",
-        "sack: fluctuation leaves the total throughput within 5 % of the hard shaper's",
-        "only-tcp: Reno keeps about 40 % beside SACK (35-45 %: Reno/SACK 0.54-0.82)",
+        "sack: multiple small CBR streams leave less throughput than one large one, 80.3 against 80.8"
+        " (0.894-1)",
+        "sack: fluctuation leaves the total throughput as the hard shaper's, 80.3 against 80.5 (0.898-1.1)",
+        "only-tcp: Reno keeps about 40 % of the total beside SACK (0.36-0.44)",
     ):
         assert expected in described, expected
 
@@ -435,14 +475,24 @@ def test_the_mixed_variant_and_multi_hop_experiments(cli, tmp_path):
     assert fig4["every load: newreno-lt has fewer RTOs than reno-lt"] == "holds"
     assert fig4["every load: sack-lt has more RTOs than reno-lt"] == "fails"
     multihop = pd.read_csv(tmp_path / "sisalem1995-multihop" / "claims.csv").set_index("claim")
-    paper = multihop[multihop["origin"] == "paper"]
-    assert len(multihop) == 6 and len(paper) == 3 and (paper["verdict"] == "holds").all(), multihop["verdict"]
+    paper = multihop[multihop["origin"] == "paper"]["verdict"]
+    assert len(multihop) == 7 and len(paper) == 4, multihop["verdict"]
+    # The larger factor is fairer and reaches the band of the paper's 0.89, but so does the seed's
+    # factor: the index barely moves here.
+    seed_factor = "the seed's 0.975 gives a max-min index under the larger reduction's 0.89 (below 0.801)"
+    assert paper[seed_factor] == "fails" and (paper.drop(seed_factor) == "holds").all(), paper
     per_switch = multihop.loc[multihop.index.str.startswith("per-switch")].iloc[0]
     assert per_switch["origin"] == "check" and per_switch["rhs_mean"] > per_switch["lhs_mean"] + 0.03
     assert multihop.index.str.startswith("Calhoun's scheme").sum() == 2
     buffers = pd.read_csv(tmp_path / "jain1996-buffers" / "claims.csv").set_index("claim")["verdict"]
-    assert len(buffers) == 6
+    assert len(buffers) == 8
     assert (buffers[buffers.index.str.contains("EPD gives more throughput")] == "holds").all(), buffers
-    assert (buffers[buffers.index.str.contains("not critical")] == "fails").all(), buffers
+    # Not critical (within the one band rule of EPD's throughput): tail drop keeps 87 % of it with
+    # one round trip of buffer, 75 % with half.
+    not_critical = buffers[buffers.index.str.contains("not critical")]
+    assert list(not_critical) == ["not significant", "fails"], not_critical
+    # One round trip suffices with 5 sources (their queue stays under it: nothing is lost, the
+    # runs are those of infinite buffers), not with 15.
+    assert (buffers[buffers.index.str.contains("sources, no VBR")] == "holds").all(), buffers
     erica = pd.read_csv(tmp_path / "jain1996-multihop" / "claims.csv")
     assert len(erica) == 2 and (erica["verdict"] == "holds").all(), erica["verdict"]

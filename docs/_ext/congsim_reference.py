@@ -373,10 +373,12 @@ def scores_table(path: Path) -> str:
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     out = [
-        "| Study | values agree | inconclusive | differ | a constant agrees | a constant per "
-        "variant | ours beat the constant on | the paper's claims: hold / not significant / fail "
+        "| Study | values agree | inconclusive | differ | shown, not counted: derived / repeats "
+        "| a constant agrees | the table's other cells' mean agrees | a constant per variant "
+        "| judged by order: pairs in order / reversed | informative (clearly ahead of both) "
+        "| the paper's claims: hold / not significant / fail "
         "| own checks: hold / not significant / fail | replications |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     dash = "\u2013"  # an empty cell
     for row in rows:
@@ -392,9 +394,15 @@ def scores_table(path: Path) -> str:
 
         name = f"`{row['study']}`" + (f" variant `{row['variant']}`" if row["variant"] else "")
         informative = row["informative"].replace(" ", ", ") or ("none" if row["compared"] else dash)
+        uncounted = f"{row['derived']} / {row['repeats']}" if row["compared"] else dash
+        ranked = ", ".join(
+            f"{metric}: {in_order} / {reversed_}"
+            for metric, in_order, reversed_ in (entry.split(":") for entry in row["ranked"].split())
+        )
         out.append(
             f"| {name} | {of('agrees')} | {row['inconclusive'] or dash} | "
-            f"{row['differs'] or dash} | {of('constant_agrees')} | {of('variant_agrees')} | "
+            f"{row['differs'] or dash} | {uncounted} | {of('constant_agrees')} | "
+            f"{of('within_table_agrees')} | {of('variant_agrees')} | {ranked or dash} | "
             f"{informative} | {claims('claims')} | {claims('checks')} | {row['replications']} |"
         )
     return "\n".join(out) + "\n"

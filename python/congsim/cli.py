@@ -507,17 +507,19 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
 
     scores = pd.DataFrame([row for o in outcomes for row in score_rows(o)], columns=SCORE_COLUMNS)
     table = Table(title="Summary", show_lines=False)
-    columns = ("study", "values agree", "inconclusive", "a constant", "a constant per variant")
-    for column in (*columns, "the paper's claims", "own checks"):
+    baselines = "a constant / the table's other cells / a constant per variant"
+    for column in ("study", "values agree", "inconclusive", baselines, "informative"):
+        table.add_column(column)
+    for column in ("the paper's claims", "own checks"):
         table.add_column(column)
     for row in scores.to_dict("records"):
-        values = inconclusive = constant = variant = "-"
+        values = inconclusive = agreeing = informative = "-"
         if row["compared"] != "":
             values = f"{row['agrees']} of {row['compared']}"
             inconclusive = str(row["inconclusive"])
-            constant = f"{row['constant_agrees']} of {row['compared']}"
-            if row["variant_agrees"] != "":
-                variant = f"{row['variant_agrees']} of {row['compared']}"
+            variant = row["variant_agrees"] if row["variant_agrees"] != "" else "-"
+            agreeing = f"{row['constant_agrees']} / {row['within_table_agrees']} / {variant}"
+            informative = str(row["informative"]) or "none"
         claims, checks = (
             f"{row[f'{p}_hold']} holds, {row[f'{p}_not_significant']} not significant, "
             f"{row[f'{p}_fail']} fails"
@@ -527,7 +529,7 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
         )
         # Not in square brackets: rich would take "[name]" for markup and drop it.
         name = f"{row['study']} (variant {row['variant']})" if row["variant"] else str(row["study"])
-        table.add_row(name, values, inconclusive, constant, variant, claims, checks)
+        table.add_row(name, values, inconclusive, agreeing, informative, claims, checks)
     console.print(table)
     from congsim.results import write_csv
 
@@ -556,16 +558,17 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     for column in [*labels, "metric", "reference", "ours (95% CI)", "band"]:
         table.add_column(column, justify="right" if column in ("reference", "band") else "left")
     from congsim.studies.declare import TOLERANCE
-    from congsim.studies.judge import VERDICTS, baseline_score, scored_rows
+    from congsim.studies.judge import VERDICTS, baseline_score, scored_rows, uncounted_label
 
     scored = scored_rows(comparison)
-    for index, row in zip(comparison.index, comparison.to_dict("records"), strict=True):
+    for row in comparison.to_dict("records"):
         ours = f"{row['mean']:.4g} [{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
         band = f"{row['band_low']:.4g}..{row['band_high']:.4g}"
         cells = [str(row[a]) for a in axes]
         verdict = str(row["verdict"])
-        if verdict in VERDICTS and index not in scored.index:
-            verdict += " (unscored)"
+        label = uncounted_label(row["scored"])
+        if verdict in VERDICTS and label:
+            verdict += f" ({label})"
         table.add_row(verdict, *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band)
     console.print(table)
     counts = scored["verdict"].value_counts()
@@ -576,17 +579,22 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
         f"{int(counts.get('differs', 0))} differ; bands: the reference ± the larger of half its "
         f"last printed digit and {TOLERANCE:.0%}; reference: {source}"
     )
-    notes: list[str] = list(comparison["note"].dropna().astype(str)) if "note" in comparison else []
-    for note in dict.fromkeys(n for n in notes if n):
-        console.print(f"unscored: {note}")
-    if "baseline_constant_agrees" not in comparison:
-        return  # a comparison written before the baselines were
+    notes = comparison[comparison["note"].fillna("").astype(str) != ""]
+    for label, note in dict.fromkeys(zip(notes["scored"].map(uncounted_label), notes["note"], strict=True)):
+        console.print(f"{label}: {note}")
     score = baseline_score(comparison)
     variant = "" if score.variant is None else f", one constant per variant {score.variant}"
     informative = ", ".join(score.informative) or "none"
+    ranked = "".join(
+        f"; {f.metric} judged by order (every band holds one value): {f.in_order} pairs of a table's "
+        f"cells in the paper's order, {f.reversed} reversed"
+        for f in score.families
+        if f.flat
+    )
     console.print(
         f"trivial baselines on the same bands: a constant at each metric's reference mean "
-        f"{score.constant} of {score.compared}{variant}; ours beat the constant on: {informative}"
+        f"{score.constant} of {score.compared}, the mean of the table's other cells "
+        f"{score.within_table}{variant}{ranked}; informative (clearly ahead of both): {informative}"
     )
 
 

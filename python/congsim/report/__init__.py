@@ -292,6 +292,8 @@ def write_sequence_figure(directory: str | Path, flow: str, output: str | Path |
 
 
 def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
+    from congsim.studies.judge import uncounted_label
+
     columns = [*axes, "metric", "reference", "mean", "ci_low", "ci_high", "band_low", "band_high", "verdict"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     rows = []
@@ -301,8 +303,8 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
             value = row[c]
             text = f"{value:.4g}" if isinstance(value, float) else str(value)
             css = f' class="{value}"' if c == "verdict" else ""
-            if c == "verdict" and str(row.get("scored", "True")) == "False":
-                text += " (unscored)"
+            if c == "verdict" and uncounted_label(row.get("scored")):
+                text += f" ({uncounted_label(row.get('scored'))})"
             cells.append(f"<td{css}>{html.escape(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -322,14 +324,17 @@ def _column_title(column: tuple[str, str], one_metric: bool, one_value: bool) ->
 
 def _paper_cell(cell: dict[Any, Any] | None) -> str:
     """The paper's number over ours with its 95 % CI, coloured by the verdict."""
+    from congsim.studies.judge import uncounted_label
+
     if cell is None:
         return "<td></td>"
     verdict = html.escape(str(cell["verdict"]))
     ours = f"{float(cell['mean']):.3g} [{float(cell['ci_low']):.3g}, {float(cell['ci_high']):.3g}]"
-    unscored = " (unscored)" if str(cell.get("scored", "True")) == "False" else ""
+    label = uncounted_label(cell.get("scored"))
+    shown = f" ({label})" if label else ""
     return (
         f'<td class="{verdict}" title="{verdict}">{float(cell["reference"]):.4g}<br>'
-        f'<span class="meta">{html.escape(ours)}{unscored}</span></td>'
+        f'<span class="meta">{html.escape(ours)}{shown}</span></td>'
     )
 
 
@@ -481,19 +486,28 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         values_text = f"{agree} of {len(scored)} agree, {inconclusive} inconclusive"
         source = html.escape(str(comparison["source"].iloc[0]))
         baseline = ""
-        if "baseline_constant_agrees" in comparison:
-            # A trivial predictor's score on the same bands (studies.judge.add_baselines).
+        if "baseline_within_table_agrees" in comparison:
+            # The trivial predictors' scores on the same bands (studies.judge.add_baselines).
             score = baseline_score(comparison)
             constant = score.constant
-            baseline_text = f"{constant} of {score.compared}"
+            baseline_text = f"{constant} of {score.compared}, table {score.within_table}"
             baseline = (
-                f" A constant at each metric's reference mean, as precise as ours, agrees on {constant}"
+                f" A constant at each metric's reference mean, as precise as ours, agrees on {constant}, "
+                f"the mean of the table's other cells on {score.within_table}"
             )
             if "baseline_variant_agrees" in comparison:
                 per_variant = score.variant
                 baseline_text += f", per variant {per_variant}"
                 baseline += f", one constant per variant {per_variant}"
-            baseline += "."
+            informative = ", ".join(score.informative) or "none"
+            baseline_text += f"; informative: {informative}"
+            baseline += f". Metric families where ours are clearly ahead of both: {informative}."
+            baseline += "".join(
+                f" {f.metric}: one value lies in every band, so it is judged by order: {f.in_order} "
+                f"pairs of a table's cells in the paper's order, {f.reversed} reversed."
+                for f in score.families
+                if f.flat
+            )
         contents.append((f"{anchor}-values", "reference values"))
         parts.append(
             f'<p id="{html.escape(anchor)}-values">{agree} of {len(scored)} values agree (the 95 % CI '
@@ -592,7 +606,7 @@ def build_report(directory: str | Path, output: str | Path | None = None) -> Pat
             "study",
             "paper",
             "reference values",
-            "a constant agrees",
+            "trivial baselines agree",
             "claims (95 % confidence)",
         )
     )

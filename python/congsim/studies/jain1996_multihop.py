@@ -3,40 +3,21 @@ at different switches and one arrives late."""
 
 from __future__ import annotations
 
-from congsim.studies.declare import Claim, Metric, Study
+from congsim.studies.declare import Metric, Study, load_claims
 
-#: The seed's bullet on modified ERICA (its slide "Modified ERICA").
-BETTER_FAIRNESS = "Achieves better fairness in many cases"
+#: How each metric the claims test is computed from a run.
+METRICS = {
+    "maxmin": Metric("summary", "maxmin_index", 1.0, "max-min fairness index of the ten flows", upper=1.0),
+    "throughput_mbps": Metric("summary", "total_goodput_bps", 1e-6, "total TCP goodput from 4 s"),
+}
 
 STUDY = Study(
     name="jain1996-multihop",
     title="ERICA and modified ERICA on a multi-hop ABR network: max-min fairness (seed 001)",
     plan="jain1996-multihop.toml",
     reference=None,
-    metrics={
-        "maxmin": Metric(
-            "summary", "maxmin_index", 1.0, "max-min fairness index of the ten flows", upper=1.0
-        ),
-        "throughput_mbps": Metric("summary", "total_goodput_bps", 1e-6, "total TCP goodput from 4 s"),
-    },
-    claims=(
-        Claim(
-            "modified ERICA is fairer (max-min) than ERICA when a flow arrives while another "
-            "holds its share and others are bottlenecked upstream",
-            "maxmin",
-            {"atm.switch": "erica"},
-            {"atm.switch": "modified_erica"},
-            source=BETTER_FAIRNESS,
-        ),
-        Claim(
-            "modified ERICA comes within 1 % of max-min fairness (index above 0.99)",
-            "maxmin",
-            {},
-            {"atm.switch": "modified_erica"},
-            lhs_bound=0.99,
-            origin="check",
-        ),
-    ),
+    metrics=METRICS,
+    claims=load_claims("jain1996-multihop-claims.toml", METRICS),
     notes=(
         "The seed states that modified ERICA achieves better fairness in many cases (some flows "
         "bottlenecked earlier, other flows with ACR >= FS, overload 1) without a configuration or "

@@ -48,24 +48,73 @@ MEASURED_COLUMNS = [
 #: The verdicts on a compared value (`judge`); `missing` marks a reference with no run.
 VERDICTS = ("agrees", "inconclusive", "differs")
 
+#: What a reference row's `scored` says (the reference data's column, `yes` where it has none):
+#: `yes`, a printed number that counts; `no`, a printed number shown a second time (another
+#: reading of an unstated set-up, a configuration the paper prints twice); `derived`, a number
+#: the paper computes from other printed cells (a column average, a sum, the same quantity in
+#: another unit). Judging adds `repeat` (see `mark_repeats`). Only `yes` rows are counted;
+#: `True` is how comparisons written before `scored` said why read back.
+SCORED = ("yes", "no", "derived")
+COUNTED = ("yes", "True")
+
+#: How the report and the command mark a row that is shown but not counted.
+UNCOUNTED_LABELS = {"no": "unscored", "False": "unscored", "derived": "derived", "repeat": "counted once"}
+
 #: The axis a per-variant trivial predictor keys on, when a study has it.
 BASELINE_AXIS = "tcp.variant"
 
+#: The one margin rule: a lead is clear when chance would give it less than one time in twenty
+#: (one-sided 5 %, the level of every CI and claim here). See `clearly_ahead`.
+Z_ONE_SIDED_95 = 1.645
+
+REPEAT_NOTE = (
+    "the model gives the very same result (mean and CI) as an earlier configuration with the "
+    "same reference in this table: it cannot tell the two apart, so they count once"
+)
+
+
+def _counted(column: pd.Series) -> pd.Series:
+    """Which rows count, from a `scored` column (also as read back from CSV text)."""
+    return column.astype(str).isin(COUNTED)
+
+
+def uncounted_label(scored: object) -> str:
+    """How a row that is shown but not counted is marked ("" for a counted row)."""
+    return UNCOUNTED_LABELS.get(str(scored), "")
+
+
+def mark_repeats(frame: pd.DataFrame) -> pd.DataFrame:
+    """Configurations the model cannot tell apart count once: a counted row with the same table,
+    metric and reference as an earlier counted row, whose mean and CI are the very same numbers
+    (the runs gave identical results, as lima2002's six TCP variants at light load, where no
+    transfer loses a packet), becomes `scored = repeat`, with a note saying why."""
+    frame = frame.copy()
+    compared = _counted(frame["scored"]) & frame["verdict"].isin(VERDICTS)
+    key = ["table", "metric", "reference", "mean", "ci_low", "ci_high"]
+    repeats = frame.loc[compared, key].fillna({"table": ""}).duplicated()
+    repeated = repeats[repeats].index
+    # Text columns (a frame of only counted rows may hold booleans, one without notes NaN).
+    frame["scored"] = frame["scored"].astype(object)
+    frame["note"] = frame["note"].astype(object)
+    frame.loc[repeated, "scored"] = "repeat"
+    frame.loc[repeated, "note"] = REPEAT_NOTE
+    return frame
+
 
 def add_baselines(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
-    """Trivial predictors beside each compared value, so that a score means something: a
-    constant per metric at its references' mean (`baseline_constant`), and, where the study
-    varies `tcp.variant`, one constant per metric and variant (`baseline_variant`). Each is
-    judged on the row's band as our mean is, with our CI's width around it (a predictor as
-    precise as our replications), so `*_agrees` means the verdict would be `agrees`."""
+    """Trivial predictors beside each compared value, so that a score means something, each
+    computed from the counted references (`scored = yes`) only: a constant per metric at their
+    mean (`baseline_constant`); the mean of the other counted cells of the same metric in the
+    same table (`baseline_within_table`, leave-one-out: a table whose cells barely differ is
+    predicted by its neighbours; none for a table's only cell); and, where the study varies
+    `tcp.variant`, one constant per metric and variant (`baseline_variant`). Each is judged on
+    the row's band as our mean is, with our CI's width around it (a predictor as precise as our
+    replications), so `*_agrees` means the verdict would be `agrees`."""
     import pandas as pd
 
     frame = frame.copy()
-    # The constants are the means of the scored references (a printed number shown a second
-    # time, unscored, does not weigh twice).
-    references = frame["reference"].astype(float)
-    if "scored" in frame:
-        references = references.where(_truth(frame["scored"]))
+    counted = _counted(frame["scored"])
+    references = frame["reference"].astype(float).where(counted)
     half_width = ((frame["ci_high"] - frame["ci_low"]) / 2).fillna(0.0)
 
     def agrees(prediction: pd.Series) -> pd.Series:
@@ -75,11 +124,19 @@ def add_baselines(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
                 frame["band_low"], frame["band_high"], prediction, half_width, strict=True
             )
         ]
+        # A missing prediction (NaN: a table's only cell) is judged `inconclusive`.
         agreeing: pd.Series = pd.Series([v == "agrees" for v in verdicts], index=frame.index, dtype=bool)
         return agreeing
 
     frame["baseline_constant"] = references.groupby(frame["metric"]).transform("mean")
     frame["baseline_constant_agrees"] = agrees(frame["baseline_constant"])
+    cells = [frame["table"].fillna("").astype(str), frame["metric"]]
+    total = references.groupby(cells).transform("sum")
+    count = references.groupby(cells).transform("count")
+    # A counted cell leaves itself out; a row that is not counted is predicted by all of them.
+    others = (total - references.fillna(0.0)) / (count - counted.astype(int))
+    frame["baseline_within_table"] = others.where(count - counted.astype(int) > 0)
+    frame["baseline_within_table_agrees"] = agrees(frame["baseline_within_table"])
     if BASELINE_AXIS in axes and frame[BASELINE_AXIS].fillna("").astype(str).str.len().gt(0).any():
         keys = [frame["metric"], frame[BASELINE_AXIS].fillna("").astype(str)]
         frame["baseline_variant"] = references.groupby(keys).transform("mean")
@@ -87,9 +144,38 @@ def add_baselines(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
     return frame
 
 
+def clearly_ahead(lead: int, deviation: float) -> bool:
+    """The one margin rule. `lead` counts items won minus items lost against an uninformed
+    predictor, `deviation` is its standard deviation were each item a fair coin; the lead is
+    clear when `lead - 1 >= 1.645 deviation` (a one-sided test at 5 %, continuity-corrected):
+    a sign test for cells, Kendall's test for pairs in order."""
+    return lead - 1 >= Z_ONE_SIDED_95 * deviation
+
+
+@dataclass(frozen=True)
+class FamilyScore:
+    """One metric family of a study (a metric over all its tables), on its counted cells."""
+
+    metric: str
+    cells: int
+    ours: int
+    constant: int
+    within_table: int
+    #: One value lies inside every band of the family, so a constant agrees with every cell:
+    #: the family is judged on the order of its cells instead.
+    flat: bool
+    #: Pairs of cells of one table whose references differ, that our means put in the
+    #: references' order, and in the other order (ties in our means are neither).
+    in_order: int
+    reversed: int
+    #: Ours are clearly ahead (`clearly_ahead`) of both the constant and the within-table mean
+    #: on the cells, or, for a flat family, of a random order on the pairs.
+    informative: bool
+
+
 @dataclass(frozen=True)
 class BaselineScore:
-    """How many compared values agree: ours, and each trivial predictor's, overall and per
+    """How many counted values agree: ours, and each trivial predictor's, overall and per
     metric family."""
 
     compared: int
@@ -97,9 +183,18 @@ class BaselineScore:
     #: Ours neither agree nor differ: the CI straddles a band edge.
     inconclusive: int
     constant: int
+    within_table: int
     variant: int | None
-    #: Metric families where ours agree more often than the constant predictor.
-    informative: tuple[str, ...]
+    #: Rows shown but not counted: derived from other printed cells, and repeats of a
+    #: configuration the model cannot tell apart.
+    derived: int
+    repeats: int
+    families: tuple[FamilyScore, ...]
+
+    @property
+    def informative(self) -> tuple[str, ...]:
+        """Metric families where ours carry information beyond both trivial predictors."""
+        return tuple(f.metric for f in self.families if f.informative)
 
 
 def _truth(column: pd.Series) -> pd.Series:
@@ -108,33 +203,94 @@ def _truth(column: pd.Series) -> pd.Series:
 
 
 def scored_rows(comparison: pd.DataFrame) -> pd.DataFrame:
-    """The rows a study's score counts: compared (not missing) and scored, so that each
+    """The rows a study's score counts: compared (not missing) and `scored = yes`, so that each
     printed number and each configuration counts once. A comparison written before rows could
     be unscored counts every row."""
     compared = comparison["verdict"].isin(VERDICTS)
     if "scored" in comparison:
-        compared &= _truth(comparison["scored"])
+        compared &= _counted(comparison["scored"])
     rows: pd.DataFrame = comparison[compared]
     return rows
+
+
+def _cell_lead(ours: pd.Series, baseline: pd.Series) -> tuple[int, float]:
+    """Ours against a baseline on the same cells: cells where only ours agree minus cells
+    where only the baseline's do, and the lead's standard deviation were each such cell a coin
+    toss (a sign test)."""
+    import math
+
+    wins = int((ours & ~baseline).sum())
+    losses = int((baseline & ~ours).sum())
+    return wins - losses, math.sqrt(wins + losses)
+
+
+def _order(rows: pd.DataFrame) -> tuple[int, int, float]:
+    """Pairs of cells of one table whose references differ, in the references' order by our
+    means and in the other, and the standard deviation of their difference under a random
+    order (Kendall's, with the references' ties)."""
+    import math
+
+    in_order = reversed_ = 0
+    variance = 0.0
+    for _, table in rows.groupby(rows["table"].fillna("").astype(str)):
+        references = table["reference"].astype(float).to_list()
+        means = table["mean"].astype(float).to_list()
+        for i, (ref_i, mean_i) in enumerate(zip(references, means, strict=True)):
+            for ref_j, mean_j in zip(references[i + 1 :], means[i + 1 :], strict=True):
+                if ref_i == ref_j or mean_i == mean_j:
+                    continue
+                if (ref_i < ref_j) == (mean_i < mean_j):
+                    in_order += 1
+                else:
+                    reversed_ += 1
+        n = len(references)
+        ties = table["reference"].astype(float).value_counts()
+        variance += (n * (n - 1) * (2 * n + 5) - sum(t * (t - 1) * (2 * t + 5) for t in ties)) / 18
+    return in_order, reversed_, math.sqrt(variance)
+
+
+def _family_score(metric: str, rows: pd.DataFrame) -> FamilyScore:
+    ours = rows["verdict"] == "agrees"
+    constant = _truth(rows["baseline_constant_agrees"])
+    within = _truth(rows["baseline_within_table_agrees"])
+    flat = bool(rows["band_low"].astype(float).max() <= rows["band_high"].astype(float).min())
+    in_order, reversed_, deviation = _order(rows)
+    if flat:
+        informative = clearly_ahead(in_order - reversed_, deviation)
+    else:
+        informative = all(clearly_ahead(*_cell_lead(ours, baseline)) for baseline in (constant, within))
+    return FamilyScore(
+        metric=metric,
+        cells=len(rows),
+        ours=int(ours.sum()),
+        constant=int(constant.sum()),
+        within_table=int(within.sum()),
+        flat=flat,
+        in_order=in_order,
+        reversed=reversed_,
+        informative=informative,
+    )
 
 
 def baseline_score(comparison: pd.DataFrame) -> BaselineScore:
     rows = scored_rows(comparison)
     ours = rows["verdict"] == "agrees"
     constant = _truth(rows["baseline_constant_agrees"])
+    within = _truth(rows["baseline_within_table_agrees"])
     variant = _truth(rows["baseline_variant_agrees"]) if "baseline_variant_agrees" in rows else None
-    informative = tuple(
-        str(metric)
-        for metric, group in rows.groupby("metric", sort=True)
-        if (group["verdict"] == "agrees").sum() > _truth(group["baseline_constant_agrees"]).sum()
-    )
+    scored = comparison["scored"].astype(str) if "scored" in comparison else None
     return BaselineScore(
         compared=len(rows),
         ours=int(ours.sum()),
         inconclusive=int((rows["verdict"] == "inconclusive").sum()),
         constant=int(constant.sum()),
+        within_table=int(within.sum()),
         variant=None if variant is None else int(variant.sum()),
-        informative=informative,
+        derived=0 if scored is None else int((scored == "derived").sum()),
+        repeats=0 if scored is None else int((scored == "repeat").sum()),
+        families=tuple(
+            _family_score(str(metric), group) for metric, group in rows.groupby("metric", sort=True)
+        ),
     )
 
 
@@ -212,8 +368,12 @@ def compare(
         row |= {"metric": ref["metric"], "reference": value, "band_low": low, "band_high": high}
         row["table"] = ref.get("table", "")
         # A printed number compared a second time (another reading of an unstated set-up,
-        # or a configuration the paper prints twice) is shown but not scored.
-        row |= {"scored": ref.get("scored", "yes") != "no", "note": ref.get("note", "")}
+        # or a configuration the paper prints twice) or derived from other printed cells is
+        # shown but not counted (see `SCORED`).
+        scored = ref.get("scored") or "yes"
+        if scored not in SCORED:
+            raise ValueError(f"{study.name}: scored = {scored!r}; it must be one of {SCORED}")
+        row |= {"scored": scored, "note": ref.get("note", "")}
         if study.average_label is not None and ref.get("label") == study.average_label:
             if results is None:
                 raise ValueError(f"{study.name}: column averages need the sweep's results")
@@ -253,7 +413,7 @@ def compare(
         row["source"] = ref["source"]
         rows.append(row)
     frame: pd.DataFrame = pd.DataFrame(rows, columns=[*axes, *MEASURED_COLUMNS])
-    return add_baselines(frame, axes)
+    return add_baselines(mark_repeats(frame), axes)
 
 
 def _per_replication(study: Study, results: _ByMetric, metric: str, side: Side, what: str) -> pd.Series:

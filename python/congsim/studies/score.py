@@ -16,12 +16,16 @@ SCORE_COLUMNS = [
     "study",
     "variant",
     "compared",
+    "derived",
+    "repeats",
     "agrees",
     "inconclusive",
     "differs",
     "constant_agrees",
+    "within_table_agrees",
     "variant_agrees",
     "informative",
+    "ranked",
     "claims",
     "claims_hold",
     "claims_not_significant",
@@ -56,9 +60,10 @@ def score_rows(outcome: StudyOutcome) -> list[dict[str, object]]:
 def _score_row(
     study: str, variant: str, comparison: pd.DataFrame, claims: pd.DataFrame | None
 ) -> dict[str, object]:
-    """One line of `scores.csv`: the verdicts on the scored reference values, the trivial
-    predictors' agreements on the same bands, the metric families where ours beat the
-    constant, and the claims."""
+    """One line of `scores.csv`: the verdicts on the counted reference values, the rows shown
+    but not counted, the trivial predictors' agreements on the same bands, the metric families
+    where ours are clearly ahead of both (`informative`), the families judged on the order of
+    their cells (`ranked`: `metric:in order:reversed`, pairs of cells), and the claims."""
     row: dict[str, object] = dict.fromkeys(SCORE_COLUMNS, "")
     row["study"] = study
     row["variant"] = variant
@@ -67,12 +72,16 @@ def _score_row(
         rows = scored_rows(comparison)
         row |= {
             "compared": score.compared,
+            "derived": score.derived,
+            "repeats": score.repeats,
             "agrees": score.ours,
             "inconclusive": score.inconclusive,
             "differs": int((rows["verdict"] == "differs").sum()),
             "constant_agrees": score.constant,
+            "within_table_agrees": score.within_table,
             "variant_agrees": "" if score.variant is None else score.variant,
             "informative": " ".join(score.informative),
+            "ranked": " ".join(f"{f.metric}:{f.in_order}:{f.reversed}" for f in score.families if f.flat),
             "replications": int(rows["n"].max()) if len(rows) else "",
         }
     if claims is not None and not claims.empty:
