@@ -544,6 +544,8 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     """The reference values beside ours, with the CI, the agreement band and the verdict."""
     from rich.table import Table
 
+    # A comparison stored before rows could be shown uncounted has no `scored` or `note`.
+    comparison = comparison.assign(**{c: "" for c in ("scored", "note") if c not in comparison})
     if comparison.empty:
         return
     # The axes the reference names its configurations by.
@@ -582,6 +584,8 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     notes = comparison[comparison["note"].fillna("").astype(str) != ""]
     for label, note in dict.fromkeys(zip(notes["scored"].map(uncounted_label), notes["note"], strict=True)):
         console.print(f"{label}: {note}")
+    if "baseline_constant_agrees" not in comparison:
+        return  # a comparison written before the baselines were
     score = baseline_score(comparison)
     variant = "" if score.variant is None else f", one constant per variant {score.variant}"
     informative = ", ".join(score.informative) or "none"
