@@ -613,7 +613,26 @@ impl SenderCore {
     /// unless it samples the delivery rate and this ACK SACKed new data) and its decision is
     /// applied. `window_may_open` is false where the loss recovery holds the window, or where
     /// the ACK echoes a mark the sender answers.
+    #[inline]
     pub(crate) fn tell_controller(&mut self, now: SimTime, window_may_open: bool) {
+        if self.controller.standard_growth() {
+            // What `on_ack` of such a controller answers, without building its sample.
+            if self.snd_una > self.told_controller_to {
+                self.told_controller_to = self.snd_una;
+                self.rtt_sample = None;
+                if window_may_open && !self.echo_on_this_ack {
+                    self.change_window(WindowChange::Cwnd(self.window.grown()));
+                }
+                self.update_pacing_rate();
+            }
+            return;
+        }
+        self.tell_controller_sample(now, window_may_open);
+    }
+
+    /// `tell_controller` for a controller that reads the [`AckSample`].
+    #[inline(never)]
+    fn tell_controller_sample(&mut self, now: SimTime, window_may_open: bool) {
         let acked_from = self.told_controller_to;
         let pending = if self.rate.is_some() {
             self.take_rate_sample()
@@ -641,6 +660,12 @@ impl SenderCore {
         if let Some(cwnd) = self.controller.on_ack(&self.window, &sample) {
             self.change_window(WindowChange::Cwnd(cwnd));
         }
+        self.update_pacing_rate();
+    }
+
+    /// With pacing, the rate the controller asks for after an ACK.
+    #[inline]
+    fn update_pacing_rate(&mut self) {
         if self.cfg.pacing
             && let Some(srtt) = self.smoothed_rtt
         {

@@ -9,6 +9,8 @@ use crate::window::{CongestionWindow, Cut, WindowSize};
 pub struct Aimd;
 
 impl CongestionOps for Aimd {
+    const STANDARD_GROWTH: bool = true;
+
     fn on_ack(&mut self, window: &CongestionWindow, ack: &AckSample) -> Option<WindowSize> {
         ack.window_may_open.then(|| window.grown())
     }

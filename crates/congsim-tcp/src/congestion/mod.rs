@@ -48,6 +48,15 @@ macro_rules! dispatch {
                 }
             }
 
+            /// The controller grows by the profile's own rule only
+            /// ([`CongestionOps::STANDARD_GROWTH`]).
+            #[inline]
+            pub fn standard_growth(&self) -> bool {
+                match self {
+                    $(Self::$variant(_) => <$state>::STANDARD_GROWTH,)+
+                }
+            }
+
             pub fn seed(&mut self, seed: u64) {
                 match self {
                     $(Self::$variant(state) => state.seed(seed),)+
