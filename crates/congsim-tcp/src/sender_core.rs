@@ -665,7 +665,7 @@ impl SenderCore {
 
     /// With pacing, the rate the controller asks for after an ACK.
     #[inline]
-    fn update_pacing_rate(&mut self) {
+    pub(crate) fn update_pacing_rate(&mut self) {
         if self.cfg.pacing
             && let Some(srtt) = self.smoothed_rtt
         {

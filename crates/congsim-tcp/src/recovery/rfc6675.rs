@@ -118,11 +118,16 @@ impl Rfc6675 {
         }
     }
 
-    /// RFC 6675 step (3): before recovery, send new data while `cwnd − pipe ≥ 1 SMSS`.
+    /// RFC 6675 step (3): before recovery, send new data while `cwnd − pipe ≥ 1 SMSS`, at
+    /// the pacing rate when the sender paces (as Linux's sends in Disorder are): a paced
+    /// sender's flight sits well below cwnd, and sending the gap at once on a duplicate ACK
+    /// overflowed a shallow queue and lost the fast retransmission after it (BBR against
+    /// CUBIC in half a BDP: 24 timeouts in 60 s, ns-3 1).
     fn pre_recovery_send(&mut self, s: &mut SenderCore, now: SimTime) {
         self.high_rxt_end = s.snd_una;
         self.set_pipe(s);
         while (self.pipe + 1) as f64 <= s.window().cwnd_segments()
+            && !s.pacing_holds(now)
             && s.snd_max < s.end
             && s.rwnd_allows(s.snd_max)
         {
@@ -414,6 +419,34 @@ mod tests {
             sack.push(7, 8, right);
             r.on_ack(s, t, 7, &sack, true);
         }
+    }
+
+    #[test]
+    fn step_3_before_recovery_sends_at_the_pacing_rate() {
+        // cwnd 40 over a flight of 8: the first duplicate (SACK of 8) leaves cwnd − pipe = 33.
+        let sends_on_first_duplicate = |pacing: bool| {
+            let (mut s, mut r) = sender_with_7_to_14_out(100);
+            s.cfg.pacing = pacing;
+            s.cfg.limited_transmit = true;
+            s.change_window(WindowChange::Segments(40.0));
+            s.update_pacing_rate();
+            s.outbox.clear();
+            let mut sack = SackBlocks::EMPTY;
+            sack.push(7, 8, 9);
+            r.on_ack(&mut s, SimTime::from_millis(20), 7, &sack, true);
+            assert!(!s.in_recovery());
+            s.outbox.len()
+        };
+        assert_eq!(
+            sends_on_first_duplicate(false),
+            33,
+            "RFC 6675 (3): the whole gap"
+        );
+        assert_eq!(
+            sends_on_first_duplicate(true),
+            1,
+            "one now, the rest at the rate"
+        );
     }
 
     #[test]
