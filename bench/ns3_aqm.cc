@@ -17,7 +17,9 @@
 // Queue discs (every parameter the cross-check fixes is set explicitly; each is printed back as
 // an `attr` line read from the object after the run):
 //   droptail  FifoQueueDisc, MaxSize `limit` packets
-//   codel     CoDelQueueDisc: Target, Interval, MaxSize, UseEcn false (MinBytes as shipped, 1500)
+//   codel     CoDelQueueDisc: Target, Interval, MaxSize, UseEcn false, MinBytes 1515 (congsim's
+//             1514-byte mtu test: ns-3 tests `bytes < MinBytes`, Linux `bytes <= mtu`; FQ-CoDel's
+//             per-flow CoDels get it by Config::SetDefault)
 //   fq_codel  FqCoDelQueueDisc: the same, Flows, DropBatchSize, Perturbation, no set-associative
 //             hash, and the quantum (not an attribute in ns-3.37: SetQuantum before the start;
 //             unset it would be the device MTU, 1500). ns-3 charges a packet its IP size
@@ -344,6 +346,9 @@ main(int argc, char* argv[])
     std::string ssthresh = "pipe";
     // The AQM parameters (RFC 8289 / RFC 8033 / Linux defaults, as congsim's).
     double codel_target_ms = 5, codel_interval_ms = 100;
+    // ns-3 drops only while `bytes >= MinBytes`, Linux and congsim while `bytes > mtu`: congsim's
+    // mtu (1514 B) plus one (spec ip.md 8.1).
+    uint32_t codel_min_bytes = 1515;
     uint32_t fq_flows = 1024, fq_quantum = 1514, fq_drop_batch = 64;
     double pie_target_ms = 15, pie_update_ms = 15, pie_alpha = 0.125, pie_beta = 1.25;
     double pie_max_burst_ms = 150;
@@ -365,6 +370,7 @@ main(int argc, char* argv[])
     cmd.AddValue("ssthresh", "pipe (TcpNewReno as ns-3.37 ships it) or flight (RFC 5681)", ssthresh);
     cmd.AddValue("codelTargetMs", "CoDel Target (ms)", codel_target_ms);
     cmd.AddValue("codelIntervalMs", "CoDel Interval (ms)", codel_interval_ms);
+    cmd.AddValue("codelMinBytes", "CoDel MinBytes (bytes; FQ-CoDel's per-queue CoDels too)", codel_min_bytes);
     cmd.AddValue("fqFlows", "FQ Flows", fq_flows);
     cmd.AddValue("fqQuantum", "FQ quantum (bytes of IP packets)", fq_quantum);
     cmd.AddValue("fqDropBatch", "FQ DropBatchSize", fq_drop_batch);
@@ -455,6 +461,10 @@ main(int argc, char* argv[])
         add("Target", Create<StringValue>(std::to_string(codel_target_ms) + "ms"));
         add("Interval", Create<StringValue>(std::to_string(codel_interval_ms) + "ms"));
     }
+    if (queue == "codel")
+        add("MinBytes", Create<UintegerValue>(codel_min_bytes));
+    // FQ-CoDel's per-flow CoDelQueueDiscs are created with the defaults.
+    Config::SetDefault("ns3::CoDelQueueDisc::MinBytes", UintegerValue(codel_min_bytes));
     if (queue == "codel" || queue == "pie")
         add("UseEcn", Create<BooleanValue>(false));
     if (queue == "pie" || queue == "fq_pie")

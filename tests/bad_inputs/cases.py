@@ -232,6 +232,8 @@ RED = with_value(
     "links[1].queue",
     {"kind": "red", "limit_packets": 50, "min_th": 5, "max_th": 15, "w_q": 0.002, "max_p": 0.1},
 )
+CODEL = with_value(IP, "links[1].queue", {"kind": "codel"})
+FQ_CODEL = with_value(IP, "links[1].queue", {"kind": "fq_codel", "flows": 16})
 _VIDEO = [{"name": "v", "from": "a", "to": "b", "rate": "1Mbps"}]
 CBQ = with_values(
     IP,
@@ -374,6 +376,8 @@ FAT: dict[str, Any] = {
 BASES: dict[str, dict[str, Any]] = {
     "ip": IP,
     "red": RED,
+    "codel": CODEL,
+    "fq_codel": FQ_CODEL,
     "cbq": CBQ,
     "priority": PRIORITY,
     "cbr": CBR,
@@ -664,6 +668,29 @@ FIELDS: FieldTable = [
     ("red", "links[1].queue.gentle", BOOL_SHORT, {}, ()),
     ("red", "links[1].queue.ecn_marking", BOOL_SHORT, {}, ()),
     ("red", "links[1].queue.limit_packets", [(Raw("-1"), R), (Raw("nan"), R)], {}, ()),
+    (
+        "codel",
+        "links[1].queue.target",
+        [*DURATION_SHORT, (S("0s"), R), (S("100ms"), R), (S("1ms"), A)],
+        {},
+        ("links[1].queue.target",),
+    ),
+    ("codel", "links[1].queue.interval", [*DURATION_SHORT, (S("0s"), R), (S("5ms"), R)], {}, ()),
+    ("codel", "links[1].queue.limit_packets", [*INT_SHORT, (Raw("0"), R)], {}, ()),
+    ("codel", "links[1].queue.mtu", SIZE_SHORT, {}, ()),
+    ("codel", "links[1].queue.ecn_marking", BOOL_SHORT, {}, ()),
+    ("codel", "links[1].queue.ce_threshold", DURATION_SHORT, {}, ()),
+    ("codel", "links[1].queue.flows", [(Raw("3"), R)], {}, ("fq_codel",)),
+    (
+        "fq_codel",
+        "links[1].queue.flows",
+        [*INT_SHORT, (Raw("0"), R), (Raw("65537"), R), (Raw("65536"), A)],
+        {},
+        (),
+    ),
+    ("fq_codel", "links[1].queue.quantum", [*SIZE_SHORT, (S("0B"), R)], {}, ()),
+    ("fq_codel", "links[1].queue.drop_batch_size", [*INT_SHORT, (Raw("0"), R)], {}, ()),
+    ("fq_codel", "links[1].queue.hash_seed", [(Raw("-1"), R), (S("7"), R), (Raw("1.5"), R)], {}, ()),
     ("cbq", "links[1].queue.classes[1].allot", [*FLOAT_SHORT, (Raw("0"), R), (Raw("1.5"), R)], {}, ()),
     ("cbq", "links[1].queue.classes[1].priority", [*INT_SHORT, (Raw("10"), R), (Raw("256"), R)], {}, ()),
     ("cbq", "links[1].queue.classes[1].name", NAME_SHORT, {}, ("links[1].queue.classes",)),
@@ -927,7 +954,12 @@ FIELDS: FieldTable = [
     (
         "dumbbell",
         "topology.bottleneck_queue",
-        [(S("droptail"), R), (Raw('{ kind = "fq_codel" }'), R), (Raw("{ limit_packets = -1 }"), R)],
+        [
+            (S("droptail"), R),
+            (Raw('{ kind = "sfq" }'), R),
+            (Raw('{ kind = "fq_codel" }'), A),
+            (Raw("{ limit_packets = -1 }"), R),
+        ],
         {},
         (),
     ),

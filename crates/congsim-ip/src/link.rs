@@ -188,6 +188,8 @@ pub struct Link {
     /// back (CBQ), and one it has still to be told about.
     wake_scheduled: Option<SimTime>,
     wake_to_schedule: Option<SimTime>,
+    /// Packets dropped from inside the queue, for the caller to record.
+    inside_drops: Vec<Packet>,
 }
 
 impl Link {
@@ -224,6 +226,7 @@ impl Link {
                 }),
             wake_scheduled: None,
             wake_to_schedule: None,
+            inside_drops: Vec::new(),
         }
     }
 
@@ -241,10 +244,6 @@ impl Link {
         if let Some(per_flow) = monitor {
             count(per_flow.entry(flow).or_default());
         }
-    }
-
-    fn red_marks(&self) -> u64 {
-        self.qdisc.red_stats().map_or(0, |red| red.marks)
     }
 
     /// The recorded transmissions, in start order (empty unless capturing).
@@ -273,7 +272,7 @@ impl Link {
     /// so packets still waiting at `end` are taken back out.
     pub fn stats_at(&self, end: SimTime) -> LinkStats {
         let mut stats = self.stats.clone();
-        stats.marks += self.qdisc.red_stats().map_or(0, |red| red.marks);
+        stats.marks += self.qdisc.marks();
         if let Some(fifo) = &self.fifo {
             for w in fifo.waiting.iter().filter(|w| w.start >= end) {
                 stats.departures -= 1;
@@ -431,15 +430,16 @@ impl Link {
             _ => (0, 0),
         };
         // A flow monitor learns of RED's marks from its counter.
-        let red_marks_before = self.instruments.is_some().then(|| self.red_marks());
+        let marks_before = self.instruments.is_some().then(|| self.qdisc.marks());
         let outcome = self.qdisc.enqueue(now, *pkt, also_waiting);
-        if red_marks_before.is_some_and(|before| self.red_marks() > before) {
+        if marks_before.is_some_and(|before| self.qdisc.marks() > before) {
             self.count_flow(pkt.flow, |counts| counts.marks += 1);
         }
         let mut drop_reason = DropReason::Overflow;
         let dropped = match outcome {
             Enqueued::Accepted => {
                 self.enqueued_at.push_back(now);
+                self.collect_inside_drops(now);
                 false
             }
             Enqueued::DroppedArrival(_, reason) => {
@@ -525,13 +525,52 @@ impl Link {
     }
 
     fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        let pkt = self.qdisc.dequeue(now)?;
+        let marks_before = self.instruments.is_some().then(|| self.qdisc.marks());
+        let pkt = self.qdisc.dequeue(now);
+        self.collect_inside_drops(now);
+        let pkt = pkt?;
+        if marks_before.is_some_and(|before| self.qdisc.marks() > before) {
+            self.count_flow(pkt.flow, |counts| counts.marks += 1);
+        }
+        self.leave_queue(now);
+        Some(pkt)
+    }
+
+    /// A packet left the queue at `now` (sent or dropped): its wait joins the queue area. Any
+    /// enqueue time serves: the area is the sum of departures minus the sum of arrivals.
+    fn leave_queue(&mut self, now: SimTime) {
         let since = self
             .enqueued_at
             .pop_front()
             .expect("a queued packet has a time");
         self.stats.queue_area_packet_ps += u128::from(now.since(since).as_ps());
-        Some(pkt)
+    }
+
+    /// Counts the packets the discipline dropped from inside its queues and keeps them for
+    /// the caller ([`Self::take_inside_drops`]).
+    #[inline]
+    fn collect_inside_drops(&mut self, now: SimTime) {
+        if let Some(dropped) = self.qdisc.dropped_inside() {
+            let dropped = std::mem::take(dropped);
+            for (pkt, reason) in dropped {
+                self.leave_queue(now);
+                self.drop_for(reason, pkt.flow);
+                self.inside_drops.push(pkt);
+            }
+        }
+    }
+
+    /// The packets dropped from inside the queue (CoDel's, FQ-CoDel's overflow) since the
+    /// last call, in the order they were dropped: the caller records them as drops at this
+    /// link. Empty for the disciplines that drop only arrivals.
+    pub fn take_inside_drops(&mut self) -> Vec<Packet> {
+        std::mem::take(&mut self.inside_drops)
+    }
+
+    /// `true` when [`Self::take_inside_drops`] has packets.
+    #[inline]
+    pub fn has_inside_drops(&self) -> bool {
+        !self.inside_drops.is_empty()
     }
 
     fn note_max_queue(&mut self) {

@@ -118,17 +118,17 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"priority\", limit_packets = 5, classes = [{}] }",
                 )
             }),
-            "bad.toml: links[0].queue.limit_packets: applies to kind = \"droptail\" or \"red\" only (line 9, column 9)",
+            "bad.toml: links[0].queue.limit_packets: applies to kind = \"droptail\", \"red\", \"codel\" or \"fq_codel\" only (line 9, column 9)",
         ),
         (
             "a field no queue has",
             Box::new(|b| {
                 b.replace(
                     "delay = \"1ms\"",
-                    "delay = \"1ms\"\nqueue = { kind = \"red\", target = \"5ms\" }",
+                    "delay = \"1ms\"\nqueue = { kind = \"red\", lookahead = \"5ms\" }",
                 )
             }),
-            "bad.toml: links[0].queue.target: unknown field `target`, expected one of `limit_packets`, `min_th`, `max_th`, `w_q`, `max_p`, `mean_packet_size`, `wait`, `r_over_pb`, `gentle`, `bytes`, `queue_in_bytes`, `ecn_marking`, `mark_above_max_th`, `ns2_quirks` (line 9, column 9)",
+            "bad.toml: links[0].queue.lookahead: unknown field `lookahead`, expected one of `limit_packets`, `min_th`, `max_th`, `w_q`, `max_p`, `mean_packet_size`, `wait`, `r_over_pb`, `gentle`, `bytes`, `queue_in_bytes`, `ecn_marking`, `mark_above_max_th`, `ns2_quirks` (line 9, column 9)",
         ),
         (
             "neither nodes nor a topology",
@@ -331,10 +331,10 @@ fn malformed_scenarios_get_exact_messages() {
             Box::new(|b| {
                 b.replace(
                     "delay = \"1ms\"",
-                    "delay = \"1ms\"\nqueue = { kind = \"fq_codel\" }",
+                    "delay = \"1ms\"\nqueue = { kind = \"sfq\" }",
                 )
             }),
-            "bad.toml: links[0].queue.kind: unknown variant `fq_codel`, expected one of `droptail`, `red`, `priority`, `cbq` (line 9, column 9)",
+            "bad.toml: links[0].queue.kind: unknown variant `sfq`, expected one of `droptail`, `red`, `priority`, `cbq`, `codel`, `fq_codel` (line 9, column 9)",
         ),
         (
             "CBR source without a route",

@@ -1,12 +1,16 @@
 //! Output queue disciplines, behind one closed enum (per-packet calls are static dispatch).
 
 mod cbq;
+mod codel;
 mod droptail;
+mod fq_codel;
 mod priority;
 mod red;
 
 pub use cbq::{CBQ_PRIORITIES, Cbq, CbqClassConfig, CbqConfig, LinkSharing};
+pub use codel::{Codel, CodelParams, CodelStats};
 pub use droptail::{AdmissionBounds, DropTail};
+pub use fq_codel::{FqCodel, FqCodelParams};
 pub use priority::Priority;
 pub use red::{Red, RedParams, RedStats};
 
@@ -95,6 +99,8 @@ pub enum Qdisc {
     Red(Box<Red>),
     Priority(Priority),
     Cbq(Box<Cbq>),
+    Codel(Box<Codel>),
+    FqCodel(Box<FqCodel>),
 }
 
 impl Qdisc {
@@ -110,6 +116,16 @@ impl Qdisc {
             // Each class counts only its own queue: the packet in service may be another's.
             Self::Priority(q) => q.enqueue(pkt),
             Self::Cbq(q) => q.enqueue(now, pkt),
+            Self::Codel(q) => match q.enqueue(now, pkt, also_waiting.0) {
+                Ok(()) => Enqueued::Accepted,
+                Err(pkt) => Enqueued::DroppedArrival(pkt, DropReason::Overflow),
+            },
+            // Overflow drops the fattest queue's head, which the link collects as any drop
+            // inside the queue ([`Self::dropped_inside`]).
+            Self::FqCodel(q) => {
+                q.enqueue(now, pkt, also_waiting.0);
+                Enqueued::Accepted
+            }
         }
     }
     /// Scheduled path: the transmitter is free at `now`.
@@ -119,6 +135,8 @@ impl Qdisc {
             Self::Red(q) => q.dequeue(now),
             Self::Priority(q) => q.dequeue(),
             Self::Cbq(q) => q.dequeue(now),
+            Self::Codel(q) => q.dequeue(now),
+            Self::FqCodel(q) => q.dequeue(now),
         }
     }
 
@@ -129,7 +147,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => q.is_fifo_admission_only(),
             Self::Red(_) => true,
-            Self::Priority(_) | Self::Cbq(_) => false,
+            Self::Priority(_) | Self::Cbq(_) | Self::Codel(_) | Self::FqCodel(_) => false,
         }
     }
 
@@ -138,7 +156,7 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => matches!(q.limit(), QueueLimit::Packets(_)),
             Self::Red(q) => !q.params().queue_in_bytes,
-            Self::Priority(_) | Self::Cbq(_) => false,
+            Self::Priority(_) | Self::Cbq(_) | Self::Codel(_) | Self::FqCodel(_) => false,
         }
     }
 
@@ -148,7 +166,9 @@ impl Qdisc {
     pub fn admission_bounds(&self) -> Option<AdmissionBounds> {
         match self {
             Self::DropTail(q) => Some(q.bounds()),
-            Self::Red(_) | Self::Priority(_) | Self::Cbq(_) => None,
+            Self::Red(_) | Self::Priority(_) | Self::Cbq(_) | Self::Codel(_) | Self::FqCodel(_) => {
+                None
+            }
         }
     }
 
@@ -170,8 +190,8 @@ impl Qdisc {
                     .admit(queued_packets, queued_bytes, u64::from(pkt.size_bytes))
             }
             Self::Red(q) => q.decide(at, queued_packets, queued_bytes, idle_since, pkt),
-            Self::Priority(_) | Self::Cbq(_) => {
-                unreachable!("class-based queues are served on the scheduled path")
+            Self::Priority(_) | Self::Cbq(_) | Self::Codel(_) | Self::FqCodel(_) => {
+                unreachable!("class-based queues and CoDel are served on the scheduled path")
             }
         }
     }
@@ -183,6 +203,8 @@ impl Qdisc {
             Self::Red(q) => q.len_packets(),
             Self::Priority(q) => q.len_packets(),
             Self::Cbq(q) => q.len_packets(),
+            Self::Codel(q) => q.len_packets(),
+            Self::FqCodel(q) => q.len_packets(),
         }
     }
     /// Bytes waiting (the one in service excluded).
@@ -192,6 +214,8 @@ impl Qdisc {
             Self::Red(q) => q.len_bytes(),
             Self::Priority(q) => q.len_bytes(),
             Self::Cbq(q) => q.len_bytes(),
+            Self::Codel(q) => q.len_bytes(),
+            Self::FqCodel(q) => q.len_bytes(),
         }
     }
 
@@ -199,8 +223,40 @@ impl Qdisc {
     pub fn red_stats(&self) -> Option<&RedStats> {
         match self {
             Self::Red(q) => Some(q.stats()),
-            Self::DropTail(_) | Self::Priority(_) | Self::Cbq(_) => None,
+            _ => None,
         }
+    }
+
+    /// CoDel's counters, for CoDel and FQ-CoDel.
+    pub fn codel_stats(&self) -> Option<&CodelStats> {
+        match self {
+            Self::Codel(q) => Some(q.stats()),
+            Self::FqCodel(q) => Some(q.stats()),
+            _ => None,
+        }
+    }
+
+    /// Packets the discipline set CE on (RED's marks, CoDel's).
+    pub fn marks(&self) -> u64 {
+        match self {
+            Self::Red(q) => q.stats().marks,
+            Self::Codel(q) => q.stats().ecn_marks + q.stats().ce_marks,
+            Self::FqCodel(q) => q.stats().ecn_marks + q.stats().ce_marks,
+            Self::DropTail(_) | Self::Priority(_) | Self::Cbq(_) => 0,
+        }
+    }
+
+    /// Packets the discipline dropped from inside its queues (CoDel at dequeue, FQ-CoDel's
+    /// overflow from the fattest queue) and not yet collected: `None` when there are none,
+    /// which is one test for the disciplines that never do.
+    #[inline]
+    pub fn dropped_inside(&mut self) -> Option<&mut Vec<(Packet, DropReason)>> {
+        let dropped = match self {
+            Self::Codel(q) => q.dropped(),
+            Self::FqCodel(q) => q.dropped(),
+            Self::DropTail(_) | Self::Red(_) | Self::Priority(_) | Self::Cbq(_) => return None,
+        };
+        (!dropped.is_empty()).then_some(dropped)
     }
 
     /// Per-class counters, for a class-based queue (empty otherwise).
@@ -208,7 +264,7 @@ impl Qdisc {
         match self {
             Self::Priority(q) => q.class_stats(),
             Self::Cbq(q) => q.class_stats(),
-            Self::DropTail(_) | Self::Red(_) => &[],
+            Self::DropTail(_) | Self::Red(_) | Self::Codel(_) | Self::FqCodel(_) => &[],
         }
     }
 
@@ -217,7 +273,7 @@ impl Qdisc {
     pub fn wake_at(&self, now: SimTime) -> Option<SimTime> {
         match self {
             Self::Cbq(q) => q.wake_at(now),
-            Self::DropTail(_) | Self::Red(_) | Self::Priority(_) => None,
+            _ => None,
         }
     }
 }

@@ -25,7 +25,7 @@ pub(super) fn listing<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 /// `ps` picoseconds rounded up to three digits in the largest unit that keeps them above 1.
-fn readable_duration(ps: u64) -> String {
+pub(super) fn readable_duration(ps: u64) -> String {
     let (unit, per) = [
         ("s", 1e12),
         ("ms", 1e9),
@@ -359,10 +359,19 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
     out
 }
 
-/// DCTCP flows whose data crosses no queue that marks (RED with `ecn_marking`, or a scripted
+/// DCTCP flows whose data crosses no queue that marks (RED, CoDel or FQ-CoDel with `ecn_marking`, or a scripted
 /// mark): they answer no mark, and run as their loss recovery alone.
 fn dctcp_without_marks(s: &Scenario, scripted: &[Scripted]) -> Option<ScenarioWarning> {
-    let marks = |link: LinkId| matches!(&s.links[link.index()].queue, QueueDiscipline::Red(red) if red.mark);
+    let marks = |link: LinkId| match &s.links[link.index()].queue {
+        QueueDiscipline::Red(red) => red.mark,
+        QueueDiscipline::Codel { params, .. } => {
+            params.ecn_marking || params.ce_threshold.is_some()
+        }
+        QueueDiscipline::FqCodel { params, .. } => {
+            params.codel.ecn_marking || params.codel.ce_threshold.is_some()
+        }
+        _ => false,
+    };
     let unmarked: Vec<&str> = (s.flows.iter().enumerate())
         .filter(|(_, f)| f.sender.congestion_control == CongestionControl::Dctcp)
         .filter(|&(i, f)| {
@@ -377,7 +386,7 @@ fn dctcp_without_marks(s: &Scenario, scripted: &[Scripted]) -> Option<ScenarioWa
     (!quoted.is_empty()).then(|| ScenarioWarning {
         path: "tcp.congestion_control".into(),
         message: format!(
-            "dctcp, but no queue on the path of {} marks (a RED queue with ecn_marking = true, or [[marks]]): it sees no echo and runs as its loss recovery alone",
+            "dctcp, but no queue on the path of {} marks (RED, CoDel or FQ-CoDel with ecn_marking = true, or [[marks]]): it sees no echo and runs as its loss recovery alone",
             listing(quoted.iter().map(String::as_str))
         ),
     })

@@ -20,7 +20,7 @@ pub struct LimitDef {
 }
 
 /// Every limit, in the order the documentation lists them.
-pub const LIMITS: [LimitDef; 10] = [
+pub const LIMITS: [LimitDef; 11] = [
     LimitDef {
         name: "file_bytes",
         default: 64 << 20,
@@ -42,6 +42,11 @@ pub const LIMITS: [LimitDef; 10] = [
         name: "flows",
         default: 1_000_000,
         counts: "TCP flows and CBR sources, after counts and a [topology] are expanded",
+    },
+    LimitDef {
+        name: "fq_queues",
+        default: 10_000_000,
+        counts: "flow queues of every FQ-CoDel link together (about 100 bytes each)",
     },
     LimitDef {
         name: "route_entries",

@@ -12,7 +12,7 @@ use congsim_core::time::SimDuration;
 use congsim_core::units::Rate;
 use congsim_core::{FlowId, LinkId, NodeId};
 use congsim_ip::cbr::CbrConfig;
-use congsim_ip::qdisc::{CbqConfig, RedParams};
+use congsim_ip::qdisc::{CbqConfig, CodelParams, FqCodelParams, RedParams};
 use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::{ReceiverConfig, SenderConfig};
 use std::fmt;
@@ -64,6 +64,15 @@ pub enum QueueDiscipline {
         class_of: Vec<usize>,
         default_class: usize,
     },
+    Codel {
+        params: CodelParams,
+        limit_packets: u64,
+    },
+    /// FQ-CoDel; a `hash_seed` of `None` is drawn from the link's stream when it is built.
+    FqCodel {
+        params: Box<FqCodelParams>,
+        hash_seed: Option<u64>,
+    },
 }
 
 impl QueueDiscipline {
@@ -74,6 +83,8 @@ impl QueueDiscipline {
             Self::Red(_) => "red",
             Self::Priority { .. } => "priority",
             Self::Cbq { .. } => "cbq",
+            Self::Codel { .. } => "codel",
+            Self::FqCodel { .. } => "fq_codel",
         }
     }
 }

@@ -188,6 +188,19 @@ fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> 
                 params.clone(),
                 streams.stream(&format!("link/{}/red", l.name)),
             ))),
+            QueueDiscipline::Codel {
+                params,
+                limit_packets,
+            } => Qdisc::Codel(Box::new(Codel::new(params, *limit_packets))),
+            QueueDiscipline::FqCodel { params, hash_seed } => {
+                let hash_seed = hash_seed.unwrap_or_else(|| {
+                    (streams.stream(&format!("link/{}/fq_hash", l.name))).next_u64()
+                });
+                Qdisc::FqCodel(Box::new(FqCodel::new(&FqCodelParams {
+                    hash_seed,
+                    ..(**params).clone()
+                })))
+            }
         },
         scripted: l.scripted.clone(),
         random_loss: (l.random_loss > 0.0).then(|| {

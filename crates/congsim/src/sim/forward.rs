@@ -128,26 +128,45 @@ impl Simulation<'_> {
                     }
                 }
                 Offer::StartedTx { tx_done_at } => {
-                    self.queue.schedule(tx_done_at, Event::TxDone(link))
+                    self.queue.schedule(tx_done_at, Event::TxDone(link));
+                    self.record_inside_drops(now, link);
                 }
-                Offer::Queued => self.schedule_wake(link),
+                Offer::Queued => {
+                    self.schedule_wake(link);
+                    self.record_inside_drops(now, link);
+                }
                 Offer::Dropped { .. } => {
                     self.schedule_wake(link);
-                    if pkt.tcp().is_none() {
-                        self.cbr[self.connections.ids.cbr(pkt.flow)].packets_dropped += 1;
-                    }
-                    if let Some(header) = pkt.tcp() {
-                        let event = if header.is_data { "drop" } else { "ack_drop" };
-                        let connections = &self.connections;
-                        // `at`, when the packet reached the dropping link (the trace turns hop
-                        // fusion off, so that is also `now`).
-                        (self.recorders).record_sequence(at, pkt.flow, event, header, || {
-                            &connections.get(pkt.flow).sender
-                        });
-                    }
+                    // `at`, when the packet reached the dropping link (the trace turns hop
+                    // fusion off, so that is also `now`).
+                    self.record_drop(at, &pkt);
                 }
             }
             return;
+        }
+    }
+
+    /// A packet dropped at a link at `at`: a CBR source's loss, a TCP segment in the trace.
+    fn record_drop(&mut self, at: SimTime, pkt: &Packet) {
+        let Some(header) = pkt.tcp() else {
+            self.cbr[self.connections.ids.cbr(pkt.flow)].packets_dropped += 1;
+            return;
+        };
+        let event = if header.is_data { "drop" } else { "ack_drop" };
+        let connections = &self.connections;
+        (self.recorders).record_sequence(at, pkt.flow, event, header, || {
+            &connections.get(pkt.flow).sender
+        });
+    }
+
+    /// Records the packets `link`'s discipline dropped from inside its queue at `now` (CoDel,
+    /// FQ-CoDel's overflow).
+    #[inline]
+    pub(super) fn record_inside_drops(&mut self, now: SimTime, link: LinkId) {
+        if self.links[link.index()].has_inside_drops() {
+            for pkt in self.links[link.index()].take_inside_drops() {
+                self.record_drop(now, &pkt);
+            }
         }
     }
 
@@ -223,6 +242,7 @@ impl Simulation<'_> {
             self.queue.schedule(t, Event::TxDone(link));
         }
         self.schedule_wake(link);
+        self.record_inside_drops(now, link);
     }
 
     /// Schedules the wake-up a link asked for, if any (CBQ holding packets back).

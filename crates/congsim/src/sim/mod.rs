@@ -21,7 +21,7 @@ use congsim_core::wire::Packet;
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::cbr::CbrSource;
 use congsim_ip::link::LinkConfig;
-use congsim_ip::qdisc::{Cbq, Classifier, DropTail, Priority, Red};
+use congsim_ip::qdisc::{Cbq, Classifier, Codel, DropTail, FqCodel, FqCodelParams, Priority, Red};
 use congsim_ip::{LimitSemantics, Link, Offer, Qdisc};
 use congsim_tcp::congestion::Controller;
 use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};
@@ -528,6 +528,7 @@ impl<'a> Simulation<'a> {
                         self.queue.schedule(t, Event::TxDone(link));
                     }
                     self.schedule_wake(link);
+                    self.record_inside_drops(now, link);
                 }
                 Event::SenderTimer(f) => self.wake_endpoint(now, f, End::Sender),
                 Event::ReceiverTimer(f) => self.wake_endpoint(now, f, End::Receiver),

@@ -228,6 +228,7 @@ fn resolve_links(
 ) -> Result<(Vec<ResolvedLink>, LinkByEnds), ScenarioError> {
     let mut links: Vec<ResolvedLink> = Vec::new();
     let mut link_by_ends = LinkByEnds::new();
+    let mut fq_queues = 0u64;
     for (i, spec) in file.links.iter().enumerate() {
         let p = format!("links[{i}]");
         let from = lookup(format!("{p}.from"), &spec.from)?;
@@ -242,6 +243,23 @@ fn resolve_links(
             ));
         }
         let queue = resolve_queue(ctx, &p, spec)?;
+        if let crate::scenario::QueueDiscipline::FqCodel { params, .. } = &queue {
+            let directions = if spec.duplex { 2 } else { 1 };
+            fq_queues += directions * u64::from(params.flows);
+            let limits = ctx.limits;
+            limits.check(
+                "fq_queues",
+                fq_queues,
+                ctx.file,
+                &format!("{p}.queue.flows"),
+                || {
+                    format!(
+                        "the FQ-CoDel links up to this one hold {} flow queues",
+                        limits::grouped(fq_queues)
+                    )
+                },
+            )?;
+        }
         if spec.atm {
             check_atm_link(ctx, &p, spec)?;
         }

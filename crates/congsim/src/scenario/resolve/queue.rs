@@ -5,8 +5,11 @@ use crate::scenario::ScenarioError;
 use crate::scenario::checks;
 use crate::scenario::model::*;
 use crate::scenario::schema::*;
+use crate::scenario::units::{DurationText, SizeText};
 use congsim_core::time::SimDuration;
-use congsim_ip::qdisc::{CBQ_PRIORITIES, CbqClassConfig, CbqConfig, LinkSharing, RedParams};
+use congsim_ip::qdisc::{
+    CBQ_PRIORITIES, CbqClassConfig, CbqConfig, CodelParams, FqCodelParams, LinkSharing, RedParams,
+};
 use congsim_ip::{LimitSemantics, QueueLimit};
 use std::collections::BTreeMap;
 
@@ -189,7 +192,111 @@ pub(super) fn resolve_queue(
             })
         }
         QueueSpec::Cbq(q) => resolve_cbq(ctx, p, spec, q),
+        QueueSpec::Codel(q) => Ok(QueueDiscipline::Codel {
+            params: codel_params(
+                ctx,
+                p,
+                [&q.target, &q.interval, &q.ce_threshold],
+                &q.mtu,
+                q.ecn_marking.unwrap_or(false),
+            )?,
+            limit_packets: at_least_one(ctx, &field("limit_packets"), q.limit_packets, 1000)?,
+        }),
+        QueueSpec::FqCodel(q) => {
+            let flows = match q.flows {
+                Some(0) => return Err(ctx.err(field("flows"), "must be at least 1")),
+                Some(n) if n > MAX_FQ_FLOWS => {
+                    return Err(ctx.err(field("flows"), format!("must be at most {MAX_FQ_FLOWS}")));
+                }
+                other => other.unwrap_or(1024),
+            };
+            let quantum_bytes = match &q.quantum {
+                None => 1514,
+                Some(size) => u32::try_from(size.value.0)
+                    .ok()
+                    .filter(|&b| b > 0)
+                    .ok_or_else(|| ctx.err(field("quantum"), "must be 1B to 4GB"))?,
+            };
+            let drop_batch_size = match q.drop_batch_size {
+                Some(0) => return Err(ctx.err(field("drop_batch_size"), "must be at least 1")),
+                other => other.unwrap_or(64),
+            };
+            Ok(QueueDiscipline::FqCodel {
+                params: Box::new(FqCodelParams {
+                    codel: codel_params(
+                        ctx,
+                        p,
+                        [&q.target, &q.interval, &q.ce_threshold],
+                        &q.mtu,
+                        q.ecn_marking.unwrap_or(true),
+                    )?,
+                    limit_packets: at_least_one(
+                        ctx,
+                        &field("limit_packets"),
+                        q.limit_packets,
+                        10240,
+                    )?,
+                    flows,
+                    quantum_bytes,
+                    drop_batch_size,
+                    hash_seed: 0,
+                }),
+                hash_seed: q.hash_seed,
+            })
+        }
     }
+}
+
+/// Most flow queues an FQ-CoDel link may have (Linux's limit).
+const MAX_FQ_FLOWS: u32 = 65536;
+
+/// `value` (default `default`), at least 1.
+fn at_least_one(
+    ctx: &Ctx<'_>,
+    field: &str,
+    value: Option<u64>,
+    default: u64,
+) -> Result<u64, ScenarioError> {
+    match value {
+        Some(0) => Err(ctx.err(field, "must be at least 1")),
+        other => Ok(other.unwrap_or(default)),
+    }
+}
+
+/// CoDel's parameters from `[target, interval, ce_threshold]`, `mtu` and the marking switch.
+fn codel_params(
+    ctx: &Ctx<'_>,
+    p: &str,
+    [target, interval, ce_threshold]: [&Option<DurationText>; 3],
+    mtu: &Option<SizeText>,
+    ecn_marking: bool,
+) -> Result<CodelParams, ScenarioError> {
+    let field = |name: &str| format!("{p}.queue.{name}");
+    let positive = |name: &str, value: &Option<DurationText>, default_ms: u64| match value {
+        Some(d) if d.value.is_zero() => Err(ctx.err(field(name), "must be greater than zero")),
+        Some(d) => Ok(d.value),
+        None => Ok(SimDuration::from_millis(default_ms)),
+    };
+    let target_given = target.is_some();
+    let target = positive("target", target, 5)?;
+    let interval = positive("interval", interval, 100)?;
+    if target >= interval {
+        return Err(ctx.err(
+            field(if target_given { "target" } else { "interval" }),
+            format!(
+                "target ({}) must be below interval ({}): CoDel drops when the sojourn stays above target for an interval",
+                checks::readable_duration(target.as_ps()),
+                checks::readable_duration(interval.as_ps())
+            ),
+        ));
+    }
+    Ok(CodelParams {
+        target,
+        interval,
+        mtu_bytes: mtu.as_ref().map_or(1514, |size| size.value.0),
+        ecn_marking,
+        ce_threshold: ce_threshold.as_ref().map(|d| d.value),
+    })
 }
 
 /// Class `i`'s packet limit: at least 1, default 50.

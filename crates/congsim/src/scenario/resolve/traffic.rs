@@ -154,7 +154,10 @@ pub(super) fn assign_classes(
                         .collect();
                     (class_of, default_class, leaves)
                 }
-                QueueDiscipline::DropTail { .. } | QueueDiscipline::Red(_) => continue,
+                QueueDiscipline::DropTail { .. }
+                | QueueDiscipline::Red(_)
+                | QueueDiscipline::Codel { .. }
+                | QueueDiscipline::FqCodel { .. } => continue,
             };
             let classes = spec.queue.class_flows();
             let unlisted: Vec<usize> = leaves

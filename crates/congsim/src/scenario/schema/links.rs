@@ -36,6 +36,11 @@ pub enum QueueSpec {
     Priority(PrioritySpec),
     /// Class-Based Queueing over the tree of `classes` (spec `ip.md` §4, ns-2 `Queue/CBQ`).
     Cbq(CbqSpec),
+    /// CoDel, RFC 8289 as Linux and ns-3 implement it (spec `ip.md` §8).
+    Codel(CodelSpec),
+    /// FQ-CoDel, RFC 8290: flow queues under CoDel, served by deficit round robin (spec
+    /// `ip.md` §9).
+    FqCodel(FqCodelSpec),
 }
 
 impl Default for QueueSpec {
@@ -49,6 +54,8 @@ kind_tagged!(QueueSpec, default "droptail", {
     "red" => Red(RedSpec),
     "priority" => Priority(PrioritySpec),
     "cbq" => Cbq(CbqSpec),
+    "codel" => Codel(CodelSpec),
+    "fq_codel" => FqCodel(FqCodelSpec),
 });
 
 impl QueueSpec {
@@ -67,7 +74,7 @@ impl QueueSpec {
                 .flatten()
                 .map(|c| c.flows.as_deref())
                 .collect(),
-            Self::Droptail(_) | Self::Red(_) => Vec::new(),
+            Self::Droptail(_) | Self::Red(_) | Self::Codel(_) | Self::FqCodel(_) => Vec::new(),
         }
     }
 }
@@ -126,6 +133,54 @@ pub struct RedSpec {
     /// ns-2's details (no early drop into a queue of ≤ 1 packet; count restarts at the first
     /// crossing of min_th); default true.
     pub ns2_quirks: Option<bool>,
+}
+
+/// A CoDel queue (spec `ip.md` §8.1).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CodelSpec {
+    /// Packets that may wait (tail drop beyond); default 1000 (Linux).
+    pub limit_packets: Option<u64>,
+    /// Acceptable standing sojourn time; default 5ms.
+    pub target: Option<DurationText>,
+    /// How long the sojourn must stay above target before a drop, and the control law's base
+    /// spacing; default 100ms.
+    pub interval: Option<DurationText>,
+    /// No drop while at most this many bytes remain queued; default 1514B (Linux's MTU test;
+    /// ns-3's `MinBytes` is this plus one).
+    pub mtu: Option<SizeText>,
+    /// Mark ECN-capable packets instead of dropping them; default false.
+    pub ecn_marking: Option<bool>,
+    /// Mark every ECN-capable packet whose sojourn exceeds this (Linux `ce_threshold`);
+    /// default none.
+    pub ce_threshold: Option<DurationText>,
+}
+
+/// An FQ-CoDel queue (spec `ip.md` §9.1).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelSpec {
+    /// Packets in all flow queues together; default 10240.
+    pub limit_packets: Option<u64>,
+    /// Number of flow queues; default 1024.
+    pub flows: Option<u32>,
+    /// Bytes a flow queue may send per round; default 1514B.
+    pub quantum: Option<SizeText>,
+    /// CoDel's target per flow queue; default 5ms.
+    pub target: Option<DurationText>,
+    /// CoDel's interval; default 100ms.
+    pub interval: Option<DurationText>,
+    /// CoDel's MTU test, on the bytes of all queues (Linux); default 1514B.
+    pub mtu: Option<SizeText>,
+    /// Most packets dropped from the fattest queue on one overflow; default 64.
+    pub drop_batch_size: Option<u32>,
+    /// Mark ECN-capable packets instead of dropping them; default true (RFC 8290, Linux).
+    pub ecn_marking: Option<bool>,
+    /// Mark every ECN-capable packet whose sojourn exceeds this; default none.
+    pub ce_threshold: Option<DurationText>,
+    /// The flow hash's seed; default a draw from the link's own stream, so that replications
+    /// move the collisions as Linux's random seed does.
+    pub hash_seed: Option<u64>,
 }
 
 /// A strict-priority queue.

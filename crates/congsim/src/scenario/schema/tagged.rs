@@ -59,7 +59,11 @@ pub(super) fn deserialize<'de, D: Deserializer<'de>, T>(
         if owners.is_empty() {
             nested(&path, &message)
         } else {
-            let owners = owners.join(" or ");
+            let owners = match owners.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => unreachable!("owners is not empty"),
+            };
             nested(&path, &format!("applies to kind = {owners} only"))
         }
     })
