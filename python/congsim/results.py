@@ -79,6 +79,7 @@ class Results:
     trace); `cbr` when the scenario has CBR sources; `classes` when it has priority queues;
     `transfers` when it has random transfers; `atm_ports` and `atm_vcs` when it has ATM links;
     `flow_links` (each flow's arrivals, drops and marks per IP link) with `flow_monitor`;
+    `sojourn` (each packet's wait in the queue of the links named) with `sojourn_links`;
     `warnings` when the scenario has settings that do nothing or defeat themselves.
 
     `tables` is what `congsim._core.run` returns: columns as bytes (see `decode`), turned into

@@ -16,5 +16,5 @@ pub mod link;
 pub mod qdisc;
 
 pub use drops::{DropReason, ScriptedAction};
-pub use link::{Link, LinkConfig, LinkStats, Offer};
+pub use link::{Link, LinkConfig, LinkStats, Offer, Sojourn};
 pub use qdisc::{DropTail, LimitSemantics, Qdisc, QueueLimit};

@@ -46,6 +46,19 @@ pub struct LinkConfig {
     pub capture: bool,
     /// Count each flow's arrivals, drops and marks here ([`Link::flow_counts`]).
     pub flow_monitor: bool,
+    /// Record each packet's wait in the queue ([`Link::sojourns`]).
+    pub record_sojourns: bool,
+}
+
+/// One packet's wait in a link's queue, recorded when it started transmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sojourn {
+    /// When the packet left the queue (started transmission).
+    pub left_at: SimTime,
+    pub flow: FlowId,
+    /// From arrival at the link to the start of its transmission.
+    pub wait: SimDuration,
+    pub size_bytes: u32,
 }
 
 /// Counters of one link. The four every packet updates come first, then the ones a queued
@@ -139,6 +152,8 @@ struct Instruments {
     capture: Option<Vec<(SimTime, Packet)>>,
     /// Each flow's arrivals, drops and marks, when monitoring flows.
     per_flow: Option<BTreeMap<FlowId, FlowCounts>>,
+    /// Each packet's wait, when recording sojourns.
+    sojourns: Option<Vec<Sojourn>>,
 }
 
 /// What one flow met at a link (a flow monitor's counts).
@@ -214,7 +229,8 @@ impl Link {
             instruments: (!config.scripted.is_empty()
                 || config.random_loss.is_some()
                 || config.capture
-                || config.flow_monitor)
+                || config.flow_monitor
+                || config.record_sojourns)
                 .then(|| {
                     Box::new(Instruments {
                         scripted: config.scripted,
@@ -222,6 +238,7 @@ impl Link {
                         random_loss: config.random_loss,
                         capture: config.capture.then(Vec::new),
                         per_flow: config.flow_monitor.then(BTreeMap::new),
+                        sojourns: config.record_sojourns.then(Vec::new),
                     })
                 }),
             wake_scheduled: None,
@@ -243,6 +260,27 @@ impl Link {
             .and_then(|i| i.per_flow.as_mut());
         if let Some(per_flow) = monitor {
             count(per_flow.entry(flow).or_default());
+        }
+    }
+
+    /// Each packet's wait in the queue, in the order they left it (empty unless recording).
+    pub fn sojourns(&self) -> &[Sojourn] {
+        self.instruments
+            .as_ref()
+            .and_then(|i| i.sojourns.as_deref())
+            .unwrap_or(&[])
+    }
+
+    /// Notes that `pkt`, which arrived at `arrived`, leaves the queue at `left_at`, when
+    /// recording sojourns.
+    fn note_sojourn(&mut self, left_at: SimTime, arrived: SimTime, pkt: &Packet) {
+        if let Some(sojourns) = self.instruments.as_mut().and_then(|i| i.sojourns.as_mut()) {
+            sojourns.push(Sojourn {
+                left_at,
+                flow: pkt.flow,
+                wait: left_at.since(arrived),
+                size_bytes: pkt.size_bytes,
+            });
         }
     }
 
@@ -500,6 +538,9 @@ impl Link {
         }
         let fifo = self.fifo.as_mut().expect("fast path");
         let start = fifo.busy_until.max(at);
+        if self.instruments.is_some() {
+            self.note_sojourn(start, at, pkt);
+        }
         let tx = self.transmit(start, pkt);
         let fifo = self.fifo.as_mut().expect("fast path");
         if start > at {
@@ -531,6 +572,13 @@ impl Link {
         let pkt = pkt?;
         if marks_before.is_some_and(|before| self.qdisc.marks() > before) {
             self.count_flow(pkt.flow, |counts| counts.marks += 1);
+        }
+        if self.instruments.is_some() {
+            // A FIFO's packet is its oldest enqueue time (drops from inside were its head).
+            let arrived = (self.qdisc.last_enqueued())
+                .or_else(|| self.enqueued_at.front().copied())
+                .expect("a queued packet has a time");
+            self.note_sojourn(now, arrived, &pkt);
         }
         self.leave_queue(now);
         Some(pkt)
@@ -671,6 +719,7 @@ mod tests {
             fifo_fast_path: fast,
             capture: false,
             flow_monitor: false,
+            record_sojourns: false,
         })
     }
 

@@ -164,8 +164,8 @@ fn mark(pkt: &mut Packet) -> bool {
     pkt.ecn.ect
 }
 
-/// Linux `codel_dequeue` (spec §8.3): the packet to send at `now`, the ones the control law
-/// dropped on the way appended to `dropped`.
+/// Linux `codel_dequeue` (spec §8.3): the packet to send at `now` and when it was enqueued,
+/// the ones the control law dropped on the way appended to `dropped`.
 pub(super) fn codel_dequeue(
     vars: &mut CodelVars,
     clock: &CodelClock,
@@ -173,7 +173,7 @@ pub(super) fn codel_dequeue(
     now: SimTime,
     source: &mut impl CodelSource,
     dropped: &mut Vec<(Packet, DropReason)>,
-) -> Option<Packet> {
+) -> Option<(Packet, SimTime)> {
     let now_c = codel_time(now.as_ps());
     let mut head = source.pop();
     if head.is_none() {
@@ -234,7 +234,7 @@ pub(super) fn codel_dequeue(
         vars.lastcount = vars.count;
         vars.drop_next = Some(clock.control_law(now_c, vars.rec_inv_sqrt));
     }
-    let (mut pkt, _) = head?;
+    let (mut pkt, enqueued) = head?;
     if let Some(threshold) = clock.ce_threshold
         && vars.last_sojourn > threshold
         && !marked
@@ -242,7 +242,7 @@ pub(super) fn codel_dequeue(
     {
         stats.ce_marks += 1;
     }
-    Some(pkt)
+    Some((pkt, enqueued))
 }
 
 /// A FIFO under CoDel, with a tail drop at `limit_packets`.
@@ -256,6 +256,8 @@ pub struct Codel {
     stats: CodelStats,
     /// Packets dropped since the link last collected them.
     dropped: Vec<(Packet, DropReason)>,
+    /// When the packet last dequeued was enqueued.
+    last_enqueued: SimTime,
 }
 
 /// The FIFO as CoDel's source.
@@ -285,6 +287,7 @@ impl Codel {
             vars: CodelVars::default(),
             stats: CodelStats::default(),
             dropped: Vec::new(),
+            last_enqueued: SimTime::ZERO,
         }
     }
 
@@ -305,7 +308,14 @@ impl Codel {
             queued_bytes: &mut self.queued_bytes,
         };
         let (vars, clock, stats) = (&mut self.vars, &self.clock, &mut self.stats);
-        codel_dequeue(vars, clock, stats, now, &mut fifo, &mut self.dropped)
+        let (pkt, enqueued) = codel_dequeue(vars, clock, stats, now, &mut fifo, &mut self.dropped)?;
+        self.last_enqueued = enqueued;
+        Some(pkt)
+    }
+
+    /// When the packet last dequeued was enqueued.
+    pub fn last_enqueued(&self) -> SimTime {
+        self.last_enqueued
     }
 
     pub fn len_packets(&self) -> u64 {

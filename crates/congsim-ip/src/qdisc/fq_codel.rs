@@ -23,6 +23,9 @@ pub struct FqCodelParams {
     pub drop_batch_size: u32,
     /// The flow hash's seed.
     pub hash_seed: u64,
+    /// CoDel's MTU test on the flow queue's own bytes (ns-3.37) instead of every queue's
+    /// (Linux, RFC 8290's reference).
+    pub mtu_per_queue: bool,
 }
 
 /// Which list a queue is on.
@@ -61,6 +64,7 @@ pub struct FqCodel {
     quantum: i64,
     drop_batch_size: u32,
     hash_seed: u64,
+    mtu_per_queue: bool,
     clock: CodelClock,
     stats: CodelStats,
     /// Overflow drops (Linux `drop_overlimit`).
@@ -68,14 +72,18 @@ pub struct FqCodel {
     /// Queues that became active (Linux `new_flow_count`).
     pub new_flows: u64,
     dropped: Vec<(Packet, DropReason)>,
+    /// When the packet last dequeued was enqueued.
+    last_enqueued: SimTime,
 }
 
-/// One flow queue as CoDel's source; the backlog is the whole discipline's (Linux).
+/// One flow queue as CoDel's source; the backlog is the whole discipline's (Linux) or the
+/// queue's own (ns-3, `mtu_per_queue`).
 struct Source<'a> {
     queue: &'a mut VecDeque<(Packet, SimTime)>,
     queue_bytes: &'a mut u64,
     packets: &'a mut u64,
     bytes: &'a mut u64,
+    mtu_per_queue: bool,
 }
 
 impl CodelSource for Source<'_> {
@@ -88,7 +96,11 @@ impl CodelSource for Source<'_> {
         Some(head)
     }
     fn backlog_bytes(&self) -> u64 {
-        *self.bytes
+        if self.mtu_per_queue {
+            *self.queue_bytes
+        } else {
+            *self.bytes
+        }
     }
 }
 
@@ -122,11 +134,13 @@ impl FqCodel {
             quantum: i64::from(params.quantum_bytes),
             drop_batch_size: params.drop_batch_size,
             hash_seed: params.hash_seed,
+            mtu_per_queue: params.mtu_per_queue,
             clock: CodelClock::new(&params.codel),
             stats: CodelStats::default(),
             drops_overflow: 0,
             new_flows: 0,
             dropped: Vec::new(),
+            last_enqueued: SimTime::ZERO,
         }
     }
 
@@ -203,6 +217,7 @@ impl FqCodel {
                 queue_bytes: &mut q.bytes,
                 packets: &mut self.packets,
                 bytes: &mut self.bytes,
+                mtu_per_queue: self.mtu_per_queue,
             };
             let pkt = codel_dequeue(
                 &mut q.vars,
@@ -213,8 +228,9 @@ impl FqCodel {
                 &mut self.dropped,
             );
             match pkt {
-                Some(pkt) => {
+                Some((pkt, enqueued)) => {
                     q.deficit -= i64::from(pkt.size_bytes);
+                    self.last_enqueued = enqueued;
                     return Some(pkt);
                 }
                 None => {
@@ -230,6 +246,11 @@ impl FqCodel {
                 }
             }
         }
+    }
+
+    /// When the packet last dequeued was enqueued.
+    pub fn last_enqueued(&self) -> SimTime {
+        self.last_enqueued
     }
 
     pub fn len_packets(&self) -> u64 {
@@ -268,6 +289,7 @@ mod tests {
             quantum_bytes: 1514,
             drop_batch_size: 64,
             hash_seed: 7,
+            mtu_per_queue: false,
         }
     }
 
@@ -372,6 +394,33 @@ mod tests {
         assert_eq!(dropped, [flows[0]; 4]);
         assert_eq!(q.len_packets(), 7);
         assert_eq!(q.drops_overflow, 4);
+    }
+
+    #[test]
+    fn the_mtu_test_counts_every_queue_unless_per_queue() {
+        // Flow a keeps one packet queued, each waiting 10 ms; flow b a long standing queue.
+        // Linux counts every queue's bytes, so a's lone packets are dropped once their wait has
+        // stayed above target; ns-3's per-queue test never drops a queue of one packet.
+        let drops_of_a = |mtu_per_queue: bool| {
+            let mut q = FqCodel::new(&FqCodelParams {
+                mtu_per_queue,
+                ..params(1024, 100_000)
+            });
+            let flows = distinct_flows(&q, 2);
+            for _ in 0..1000 {
+                q.enqueue(SimTime::ZERO, packet(flows[1], 1500), 0);
+            }
+            for k in 0..60u64 {
+                q.enqueue(SimTime::from_millis(10 * k), packet(flows[0], 1500), 0);
+                for _ in 0..2 {
+                    q.dequeue(SimTime::from_millis(10 * k + 10));
+                }
+            }
+            let dropped = q.dropped().drain(..);
+            dropped.filter(|(p, _)| p.flow.0 == flows[0]).count()
+        };
+        assert!(drops_of_a(false) > 0);
+        assert_eq!(drops_of_a(true), 0);
     }
 
     #[test]

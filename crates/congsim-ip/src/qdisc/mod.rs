@@ -236,6 +236,22 @@ impl Qdisc {
         }
     }
 
+    /// When the packet last dequeued was enqueued, for the disciplines that keep it (CoDel,
+    /// FQ-CoDel); a FIFO's is the oldest enqueue time its link holds.
+    pub fn last_enqueued(&self) -> Option<SimTime> {
+        match self {
+            Self::Codel(q) => Some(q.last_enqueued()),
+            Self::FqCodel(q) => Some(q.last_enqueued()),
+            _ => None,
+        }
+    }
+
+    /// `true` if the discipline serves in arrival order (or keeps each packet's enqueue time),
+    /// so that each packet's sojourn is known.
+    pub fn knows_sojourns(&self) -> bool {
+        !matches!(self, Self::Priority(_) | Self::Cbq(_))
+    }
+
     /// Packets the discipline set CE on (RED's marks, CoDel's).
     pub fn marks(&self) -> u64 {
         match self {

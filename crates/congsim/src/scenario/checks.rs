@@ -195,16 +195,37 @@ fn cbr_entry(s: &Scenario, index: usize) -> String {
     "cbr".to_string()
 }
 
+/// The `sojourn` table has a row per packet a recording link sends: at most its rate over the
+/// smallest IP packet (a 40-byte ACK) for the whole run.
+fn sojourn_rows(
+    s: &Scenario,
+    limits: &Limits,
+    file: &str,
+    run_s: f64,
+) -> Result<(), ScenarioError> {
+    const SMALLEST_PACKET_BYTES: f64 = 40.0;
+    let packets: f64 = (s.links.iter())
+        .filter(|l| l.record_sojourns)
+        .map(|l| l.rate.bps() as f64 * run_s / (8.0 * SMALLEST_PACKET_BYTES))
+        .sum();
+    limits.check("trace_rows", saturating_count(packets), file, "metrics.sojourn_links", || {
+        format!(
+            "the links it names can send up to about {packets:.3e} packets in {run_s} s: a sojourn row each"
+        )
+    })
+}
+
 /// Rows the sequence trace and the TCP event table could reach: data packets the flows can
 /// send at the rate of the slowest link on their paths, counted once per such link (flows
 /// that share a bottleneck share its rate); the sequence trace has a row per data packet
 /// sent, per ACK received and per drop. An upper bound: the k = 8 fat tree for 3 s is
 /// estimated at 62 million rows and writes 26 million.
 fn trace_rows(s: &Scenario, limits: &Limits, file: &str) -> Result<(), ScenarioError> {
+    let run_s = s.duration.as_ps() as f64 / 1e12;
+    sojourn_rows(s, limits, file, run_s)?;
     if !(s.sequence_trace || s.tcp_events) || (s.flows.is_empty() && s.transfers.is_empty()) {
         return Ok(());
     }
-    let run_s = s.duration.as_ps() as f64 / 1e12;
     let endpoints = (s.flows.iter())
         .map(|f| (f.src, f.dst, f.sender.mss + f.sender.header_bytes))
         .chain((s.transfers.iter()).map(|t| (t.src, t.dst, t.sender.mss + t.sender.header_bytes)));

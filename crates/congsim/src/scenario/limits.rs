@@ -71,7 +71,7 @@ pub const LIMITS: [LimitDef; 11] = [
     LimitDef {
         name: "trace_rows",
         default: 100_000_000,
-        counts: "rows the sequence trace or TCP event table may reach at the flows' bottleneck rates",
+        counts: "rows the sequence trace or TCP event table may reach at the flows' bottleneck rates, and the sojourn table at its links' rates",
     },
     LimitDef {
         name: "plan_runs",

@@ -106,6 +106,8 @@ pub struct ResolvedLink {
     /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
     /// scenario files; tests turn it off to check that both paths agree.
     pub fifo_fast_path: bool,
+    /// Record each packet's wait in the queue (table `sojourn`).
+    pub record_sojourns: bool,
     /// A capture records this link's transmissions.
     pub capture: bool,
     /// The one link that every flow path reaching this link comes through, if there is one

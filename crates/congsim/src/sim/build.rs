@@ -212,6 +212,7 @@ fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> 
         fifo_fast_path: l.fifo_fast_path,
         capture: l.capture,
         flow_monitor,
+        record_sojourns: l.record_sojourns,
     })
 }
 

@@ -333,9 +333,9 @@ pub struct RunResult {
 /// order they are written: `flow_series`, `link_series` (`series_interval`), `tcp_events`,
 /// `sequence` (`sequence_trace`), `cbr` (CBR sources), `classes` (priority and CBQ queues),
 /// `transfers` (transfer groups), `atm_ports`, `atm_vcs` (ATM links), `atm_series` (ATM links
-/// and `series_interval`), `flow_links` (`flow_monitor`), `warnings` (settings that do
-/// nothing or defeat themselves).
-pub const OPTIONAL_TABLES: [&str; 12] = [
+/// and `series_interval`), `flow_links` (`flow_monitor`), `sojourn` (`sojourn_links`),
+/// `warnings` (settings that do nothing or defeat themselves).
+pub const OPTIONAL_TABLES: [&str; 13] = [
     "flow_series",
     "link_series",
     "tcp_events",
@@ -347,6 +347,7 @@ pub const OPTIONAL_TABLES: [&str; 12] = [
     "atm_vcs",
     "atm_series",
     "flow_links",
+    "sojourn",
     "warnings",
 ];
 

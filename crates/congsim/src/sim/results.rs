@@ -7,6 +7,7 @@ use super::*;
 use crate::pcap::FlowWire;
 use crate::scenario::model::{ResolvedCbr, ResolvedFlow};
 use crate::table::{ColumnSpec, Get, counters};
+use congsim_ip::Sojourn;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::congestion::Controller;
 use congsim_tcp::{CongestionControl, ReceiverStats, SenderStats};
@@ -96,6 +97,33 @@ impl Simulation<'_> {
         (!rows.is_empty()).then(|| Table::from_rows(&rows, &columns))
     }
 
+    /// The `sojourn` table: each packet's wait in the queue of the links that record them, by
+    /// link in the scenario's order, then in the order the packets left, up to `end` (the fast
+    /// path notes a packet when it admits it, its start perhaps after the run).
+    pub(super) fn sojourn_table(&self, end: SimTime) -> Option<Table> {
+        let recording =
+            || (self.scenario.links.iter().zip(&self.links)).filter(|(l, _)| l.record_sojourns);
+        recording().next()?;
+        let rows: Vec<SojournRow<'_>> = recording()
+            .flat_map(|(spec, link)| {
+                let before_end = link.sojourns().iter().filter(move |s| s.left_at < end);
+                before_end.map(move |&sojourn| SojournRow {
+                    link: &spec.name,
+                    flow: self.flow_name(sojourn.flow),
+                    sojourn,
+                })
+            })
+            .collect();
+        let columns: [ColumnSpec<SojournRow<'_>>; 5] = [
+            ("link", Get::Str(|r| r.link.to_string())),
+            ("time_s", Get::F64(|r| r.sojourn.left_at.as_secs_f64())),
+            ("flow", Get::Str(|r| r.flow.clone())),
+            ("sojourn_s", Get::F64(|r| r.sojourn.wait.as_secs_f64())),
+            ("size_bytes", Get::U64(|r| u64::from(r.sojourn.size_bytes))),
+        ];
+        Some(Table::from_rows(&rows, &columns))
+    }
+
     /// The `cbr` table: what each source sent and its sink received.
     pub(super) fn cbr_table(&self, window: &Reading, window_s: f64) -> Table {
         let rows: Vec<CbrRow<'_>> = (self.scenario.cbr.iter().zip(&window.cbr))
@@ -171,6 +199,7 @@ impl Simulation<'_> {
                 .map(|(f, connection)| (flow_names[f.index()].as_str(), &connection.sender));
             tcp_events_table(senders)
         });
+        let sojourn = self.sojourn_table(end);
         let recorded = self.recorders.into_tables(&flow_names);
         let flow_links = s
             .flow_monitor
@@ -187,6 +216,7 @@ impl Simulation<'_> {
             ("atm_vcs", atm_vcs),
             ("atm_series", recorded.atm_series),
             ("flow_links", flow_links),
+            ("sojourn", sojourn),
             ("warnings", warnings_table(&self.scenario.warnings)),
         ];
         debug_assert!(optional.iter().map(|(n, _)| *n).eq(OPTIONAL_TABLES));
@@ -595,6 +625,13 @@ impl Connection for TransferRow<'_> {
     fn stats(&self) -> &SenderStats {
         self.flow.sender.stats()
     }
+}
+
+/// One packet's wait in a link's queue.
+struct SojournRow<'a> {
+    link: &'a str,
+    flow: String,
+    sojourn: Sojourn,
 }
 
 /// One class of a class-based or priority queue.

@@ -23,6 +23,7 @@ pub(crate) fn f64_col(r: &RunResult, table: &str, name: &str) -> Vec<f64> {
         "atm_ports" => r.table("atm_ports").expect("ATM links"),
         "atm_vcs" => r.table("atm_vcs").expect("ATM links"),
         "flow_links" => r.table("flow_links").expect("flow_monitor on"),
+        "sojourn" => r.table("sojourn").expect("sojourn_links set"),
         _ => unreachable!(),
     };
     f64_col_of(t, name)

@@ -7,7 +7,9 @@
 use super::ScenarioError;
 use super::checks::{self, Scripted};
 use super::limits::{self, Limits};
-use super::model::{AtmPort, ResolvedCapture, ResolvedFlow, ResolvedLink, Scenario, TieOrder};
+use super::model::{
+    AtmPort, QueueDiscipline, ResolvedCapture, ResolvedFlow, ResolvedLink, Scenario, TieOrder,
+};
 use super::routes::Routes;
 use super::schema::{self, FlowSpec, LinkSpec, QueueSpec, ScenarioFile};
 use congsim_atm::UbrPolicy;
@@ -120,6 +122,7 @@ impl Scenario {
             (links[entry.link.index()].scripted).push((entry.flow, entry.packet, entry.action));
         }
         let captures = resolve_captures(&ctx, &file, &mut links)?;
+        resolve_sojourn_links(&ctx, &file, &mut links)?;
         let series_interval = file.metrics.series_interval.as_ref().map(|d| d.value);
         if series_interval.is_some_and(|d| d.is_zero()) {
             return Err(ctx.err("metrics.series_interval", "must be greater than zero"));
@@ -243,7 +246,7 @@ fn resolve_links(
             ));
         }
         let queue = resolve_queue(ctx, &p, spec)?;
-        if let crate::scenario::QueueDiscipline::FqCodel { params, .. } = &queue {
+        if let QueueDiscipline::FqCodel { params, .. } = &queue {
             let directions = if spec.duplex { 2 } else { 1 };
             fq_queues += directions * u64::from(params.flows);
             let limits = ctx.limits;
@@ -290,6 +293,7 @@ fn resolve_links(
                 random_loss: spec.random_loss,
                 scripted: Vec::new(),
                 fifo_fast_path: true,
+                record_sojourns: false,
                 capture: false,
                 single_feeder: None,
                 // The port's policy depends on whether `from` is a host (resolve_atm).
@@ -538,6 +542,55 @@ fn resolve_scripted(
     Ok(scripted)
 }
 
+/// `[metrics] sojourn_links`: named IP links whose queue knows each packet's wait.
+fn resolve_sojourn_links(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    links: &mut [ResolvedLink],
+) -> Result<(), ScenarioError> {
+    for (j, name) in file.metrics.sojourn_links.iter().enumerate() {
+        let p = format!("metrics.sojourn_links[{j}]");
+        let id = link_named(ctx, &p, links, name)?;
+        let link = &mut links[id];
+        if link.atm.is_some() {
+            return Err(ctx.err(p, format!("\"{name}\" is an ATM link: it has no IP queue")));
+        }
+        if matches!(
+            link.queue,
+            QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
+        ) {
+            return Err(ctx.err(
+                p,
+                format!(
+                    "\"{name}\" has a {} queue, whose packets' waits are not kept; sojourns are recorded for droptail, red, codel and fq_codel queues",
+                    link.queue.kind_name()
+                ),
+            ));
+        }
+        link.record_sojourns = true;
+    }
+    Ok(())
+}
+
+/// The index of the link called `name` (`"from->to"`), or an error at `path` listing them.
+fn link_named(
+    ctx: &Ctx<'_>,
+    path: &str,
+    links: &[ResolvedLink],
+    name: &str,
+) -> Result<usize, ScenarioError> {
+    links.iter().position(|l| l.name == name).ok_or_else(|| {
+        let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+        ctx.err(
+            path,
+            format!(
+                "unknown link \"{name}\"; links are: {}",
+                checks::listing(known)
+            ),
+        )
+    })
+}
+
 /// Packet captures (`captures[i]`): a plain `.pcap` file name each, over named links.
 fn resolve_captures(
     ctx: &Ctx<'_>,
@@ -572,16 +625,7 @@ fn resolve_captures(
         }
         let mut ids = Vec::new();
         for (j, name) in c.links.iter().enumerate() {
-            let id = links.iter().position(|l| &l.name == name).ok_or_else(|| {
-                let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
-                ctx.err(
-                    format!("{p}.links[{j}]"),
-                    format!(
-                        "unknown link \"{name}\"; links are: {}",
-                        checks::listing(known)
-                    ),
-                )
-            })?;
+            let id = link_named(ctx, &format!("{p}.links[{j}]"), links, name)?;
             links[id].capture = true;
             ids.push(LinkId(id as u32));
         }

@@ -240,6 +240,7 @@ pub(super) fn resolve_queue(
                     quantum_bytes,
                     drop_batch_size,
                     hash_seed: 0,
+                    mtu_per_queue: q.mtu_per_queue.unwrap_or(false),
                 }),
                 hash_seed: q.hash_seed,
             })

@@ -172,6 +172,9 @@ pub struct FqCodelSpec {
     pub interval: Option<DurationText>,
     /// CoDel's MTU test, on the bytes of all queues (Linux); default 1514B.
     pub mtu: Option<SizeText>,
+    /// The MTU test on the flow queue's own bytes, as ns-3.37's per-flow CoDels do, instead
+    /// of all queues' (Linux); default false.
+    pub mtu_per_queue: Option<bool>,
     /// Most packets dropped from the fattest queue on one overflow; default 64.
     pub drop_batch_size: Option<u32>,
     /// Mark ECN-capable packets instead of dropping them; default true (RFC 8290, Linux).

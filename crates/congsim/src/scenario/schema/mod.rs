@@ -194,6 +194,11 @@ pub struct MetricsSpec {
     /// `flow_links`, as ns-2's flow monitor or ns-3's FlowMonitor per hop).
     #[serde(default)]
     pub flow_monitor: bool,
+    /// Record each packet's wait in the queue of these links (`"from->to"`), from its arrival
+    /// to the start of its transmission (table `sojourn`; DropTail, RED, CoDel and FQ-CoDel
+    /// queues).
+    #[serde(default)]
+    pub sojourn_links: Vec<String>,
 }
 
 /// Drop (or mark) the `packet`-th (1-based) data packet of `flow` arriving at the link
