@@ -8,9 +8,11 @@ Builds bench/ns3_aqm.cc with g++ against Debian's ns-3 (`apt-get install ns3 lib
 the binary is missing or older than the source (or bench/ns3_common.h) and runs every queue kind
 with 1, 5 and 20 TCP flows over RngRun 1, 2 and 3, one simulation at a time under `nice -n 10`.
 congsim runs its DropTail configurations always (they check the plumbing: the same network, the
-same start times, the same seeds); its AQM configurations only with `--congsim`, since congsim
-has no `codel`, `fq_codel`, `pie` or `fq_pie` queue yet: that run stops with congsim's own
-message if it refuses a kind. The table prints ns-3 and congsim side by side and checks the
+same start times, the same seeds); its AQM configurations only with `--congsim` (congsim has
+`codel` and `fq_codel`; `pie` and `fq_pie` not yet, and a run of them stops with congsim's own
+message). FQ-CoDel runs twice in congsim: as Linux (its MTU test on every queue's bytes) and,
+as `congsim_mtu_per_queue`, with ns-3's test on the flow queue's own bytes (spec ip.md 9.6).
+The table prints ns-3 and congsim side by side and checks the
 cross-check targets (mean queue delay within 10 %, each flow's share of the TCP goodput within
 5 %, bench/ns3_cross_check.py's tolerances); the CSV (`--out`, default
 bench/results/aqm_ns3.csv) has one row per queue kind, flow count and simulator with the mean
@@ -55,10 +57,11 @@ application) and its share of the flows' total, Jain's index, the queue delay at
 packet that starts transmission on the bottleneck in the window, enqueue into the queue disc to
 start of transmission, the wait congsim's queue counts, mean and 99th percentile; also the queue
 disc's own sojourn, enqueue to dequeue, what the AQM sees), drops at r0 by cause (AQM or
-overflow) and ECN marks, the CBR's one-way delay (mean, 99th percentile) and loss. congsim has
-no per-packet sojourn table yet: its mean queue delay is Little's law on its links table, mean
-queue (packets waiting) over departures per second in the window, and it has no per-packet CBR
-delay or p99, so those congsim cells stay empty.
+overflow) and ECN marks, the CBR's one-way delay (mean, 99th percentile) and loss. congsim's wait
+is its `sojourn` table at r0 (`[metrics] sojourn_links`: each packet's arrival at the link to the
+start of its transmission, for the packets that start in the window; mean, 99th percentile, per
+flow, and the CBR's wait there); it has no end-to-end CBR delay, so those congsim cells stay
+empty (the CBR's wait at r0 is the part that differs between the queues).
 """
 
 from __future__ import annotations
@@ -127,6 +130,13 @@ CONGSIM_QUEUES = {
         'beta = 1.25, max_burst = "150ms", dequeue_threshold = "16384B", '
         "use_departure_rate = true }"
     ),
+}
+
+# congsim's runs of a kind: the queue as CONGSIM_QUEUES has it, and beside it the other choice
+# where congsim follows Linux and ns-3 does not (spec ip.md 9.6 #2: FQ-CoDel's MTU test on every
+# queue's bytes in Linux, on the flow queue's own in ns-3).
+CONGSIM_VARIANTS: dict[str, dict[str, str]] = {
+    "fq_codel": {"congsim_mtu_per_queue": "mtu_per_queue = true"},
 }
 
 # ns-3's drop reasons (QueueDisc drop traces; a child queue disc's reason comes prefixed with
@@ -226,7 +236,14 @@ def run_ns3(binary: Path, case: Case, seed: int, ssthresh: str) -> dict[str, Any
     return result
 
 
-def congsim_toml(case: Case, seed: int) -> str:
+def congsim_queue(case: Case, simulator: str) -> str:
+    """The bottleneck queue of congsim's run `simulator` (`congsim` or a CONGSIM_VARIANTS one)."""
+    queue = CONGSIM_QUEUES[case.kind]
+    extra = CONGSIM_VARIANTS.get(case.kind, {}).get(simulator)
+    return f"{queue[:-2]}, {extra} }}" if extra else queue
+
+
+def congsim_toml(case: Case, seed: int, simulator: str = "congsim") -> str:
     """The network as a congsim scenario: N TCP senders s<i> and the CBR sender c, r0, r1, dst."""
     senders = [f"s{i}" for i in range(case.flows)]
     nodes = ", ".join(f'"{n}"' for n in [*senders, "c", "r0", "r1", "dst"])
@@ -248,13 +265,16 @@ def congsim_toml(case: Case, seed: int) -> str:
         f'receiver_buffer = "{BUFFERS_BYTES}B"',
         f"initial_window = {INITIAL_WINDOW}",
         "",
+        "[metrics]",
+        f'sojourn_links = ["{BOTTLENECK}"]',
+        "",
     ]
     other = f'{{ limit_packets = {OTHER_QUEUE_PACKETS}, semantics = "waiting" }}'
     access = f"{ACCESS_RATE_BPS / 1e6:g}Mbps"
     # The bottleneck one way only: the queue under test on r0's side, a never-full DropTail for
     # the ACKs on r1's, as in ns-3 (its AQM sits on r0's device alone).
     bottleneck = common.toml_link(
-        "r0", "r1", f"{RATE_BPS / 1e6:g}Mbps", f"{BOTTLENECK_DELAY_MS}ms", CONGSIM_QUEUES[case.kind]
+        "r0", "r1", f"{RATE_BPS / 1e6:g}Mbps", f"{BOTTLENECK_DELAY_MS}ms", congsim_queue(case, simulator)
     )
     lines += [*bottleneck[:-1], "duplex = false", ""]
     reverse = common.toml_link("r1", "r0", f"{RATE_BPS / 1e6:g}Mbps", f"{BOTTLENECK_DELAY_MS}ms", other)
@@ -283,12 +303,12 @@ def read_table(folder: Path, name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def run_congsim(case: Case, seed: int, folder: Path) -> dict[str, Any]:
+def run_congsim(case: Case, seed: int, folder: Path, simulator: str = "congsim") -> dict[str, Any]:
     """congsim's run of the case through its command line, one at a time under `nice -n 10`;
     a scenario congsim refuses (a queue kind it does not have yet) stops the script with its
     message."""
-    path = folder / f"aqm-ns3-{case.kind}-{case.flows}-{seed}.toml"
-    path.write_text(congsim_toml(case, seed))
+    path = folder / f"aqm-ns3-{case.kind}-{case.flows}-{seed}-{simulator}.toml"
+    path.write_text(congsim_toml(case, seed, simulator))
     out_dir = folder / path.stem
     done = subprocess.run(
         ["nice", "-n", "10", str(CONGSIM), "run", str(path), "--out", str(out_dir)],
@@ -306,9 +326,14 @@ def run_congsim(case: Case, seed: int, folder: Path) -> dict[str, Any]:
     links = {row["link"]: row for row in read_table(out_dir, "links")}
     cbr = read_table(out_dir, "cbr")[0]
     bottleneck = links[BOTTLENECK]
-    window_s = DURATION_S - FROM_S
-    departures_per_s = int(bottleneck["departures"]) / window_s
     queue_packets = float(bottleneck["mean_queue_packets"])
+    # Each packet's wait at the bottleneck, arrival to start of transmission, of the packets
+    # that started in the window (what ns-3's per-packet wait measures).
+    waits: dict[str, list[float]] = {}
+    for row in read_table(out_dir, "sojourn"):
+        if float(row["time_s"]) >= FROM_S:
+            waits.setdefault(row["flow"], []).append(float(row["sojourn_s"]))
+    every_wait = [w for flow_waits in waits.values() for w in flow_waits]
     aqm_drops = sum(
         int(bottleneck.get(column) or 0) for column in ("drops_early", "drops_forced") if column in bottleneck
     )
@@ -316,9 +341,10 @@ def run_congsim(case: Case, seed: int, folder: Path) -> dict[str, Any]:
     return {
         "goodputs_bps": [float(flows[f"f{i}"]["goodput_bps"]) for i in range(case.flows)],
         "queue_packets": queue_packets,
-        # Little's law: the mean time a departing packet waited, from the time-average number
-        # waiting and the departure rate (no per-packet sojourn table in congsim yet).
-        "wait_mean_s": queue_packets / departures_per_s if departures_per_s else math.nan,
+        "wait_mean_s": statistics.fmean(every_wait),
+        "wait_p99_s": common.nearest_rank(every_wait, 0.99),
+        "cbr_wait_mean_s": statistics.fmean(waits["voice"]) if "voice" in waits else math.nan,
+        "flow_waits_s": [statistics.fmean(waits.get(f"f{i}", [math.nan])) for i in range(case.flows)],
         "drops": drops,
         "aqm_drops": aqm_drops,
         "overflow_drops": int(bottleneck["drops_overflow"]),
@@ -448,8 +474,8 @@ def aggregate(case: Case, simulator: str, runs: dict[int, dict[str, Any]]) -> di
         row["queue"] = "; ".join(runs[seeds[0]]["attributes"])
         row["wall_s"] = fmt(sum(runs[s]["wall_s"] for s in seeds), 1)
     else:
-        row["queue_delay_method"] = "Little: mean_queue_packets / (departures / window)"
-        row["queue"] = CONGSIM_QUEUES[case.kind]
+        row["queue_delay_method"] = "per packet: the sojourn table (arrival to start of transmission)"
+        row["queue"] = congsim_queue(case, simulator)
     return row
 
 
@@ -478,7 +504,7 @@ def check(ns3: dict[str, Any], ours: dict[str, Any]) -> str:
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     head = (
-        f"{'kind':8} {'N':>2} {'sim':10} | {'Mbps':>6} {'Jain':>6} {'share min-max':>13} | "
+        f"{'kind':8} {'N':>2} {'sim':21} | {'Mbps':>6} {'Jain':>6} {'share min-max':>13} | "
         f"{'wait ms mean':>12} {'p99':>6} {'qdisc':>6} {'pkts':>6} | {'drops aqm/ovf':>13} | "
         f"{'CBR ms mean':>11} {'p99':>6} {'loss %':>6} | {'RTOs':>5}"
     )
@@ -492,14 +518,14 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         loss = fmt(100 * float(r["cbr_loss_mean"]), 2) if r["cbr_loss_mean"] else ""
         wait = f"{r['wait_mean_ms_mean']}±{r['wait_mean_ms_sd']}" if r["wait_mean_ms_mean"] else ""
         print(
-            f"{r['kind']:8} {r['flows']:>2} {r['simulator']:10} | {r['total_goodput_mbps_mean']:>6} "
+            f"{r['kind']:8} {r['flows']:>2} {r['simulator']:21} | {r['total_goodput_mbps_mean']:>6} "
             f"{r['jain_mean']:>6} {r['share_min_mean']:>6}-{r['share_max_mean']:<6} | "
             f"{wait:>12} {r['wait_p99_ms_mean']:>6} {r['qdisc_sojourn_mean_ms_mean']:>6} "
             f"{r['queue_packets_mean']:>6} | {r['aqm_drops_mean']:>6}/{r['overflow_drops_mean']:<6} | "
             f"{r['cbr_delay_mean_ms_mean']:>11} {r['cbr_delay_p99_ms_mean']:>6} {loss:>6} | "
             f"{r['rtos_mean']:>5}"
         )
-        if r["simulator"] == "congsim" and r.get("check"):
+        if r["simulator"].startswith("congsim") and r.get("check"):
             print(f"{'':22}targets (mean wait within 10 %, each share within 5 %):")
             for verdict in r["check"].split(" | "):
                 print(f"{'':24}{verdict}")
@@ -539,10 +565,12 @@ def main() -> None:
                 ns3_rows[label] = aggregate(case, label, ns3_runs)
                 rows.append(ns3_rows[label])
             if case.kind == "droptail" or args.congsim:
-                ours = {seed: run_congsim(case, seed, Path(tmp)) for seed in seeds}
-                row = aggregate(case, "congsim", ours)
-                row["check"] = " | ".join(f"vs {label}: {check(r, row)}" for label, r in ns3_rows.items())
-                rows.append(row)
+                for simulator in ("congsim", *CONGSIM_VARIANTS.get(case.kind, {})):
+                    ours = {seed: run_congsim(case, seed, Path(tmp), simulator) for seed in seeds}
+                    row = aggregate(case, simulator, ours)
+                    checks = (f"vs {label}: {check(r, row)}" for label, r in ns3_rows.items())
+                    row["check"] = " | ".join(checks)
+                    rows.append(row)
             print(f"done {case.kind} N = {case.flows}", file=sys.stderr)
     print_table(rows)
     common.write_csv(out, (*COLUMNS, "check"), rows)

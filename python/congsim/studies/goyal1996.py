@@ -32,6 +32,19 @@ STUDY = Study(
             "spec atm.md 1.3 gives a freed buffer place to the next cell to arrive (deviation D25 "
             "draws among the VCs whose cells arrived within the last cell time).",
         ),
+        Variant(
+            "threshold-0.8",
+            {"atm.threshold": 0.8},
+            "sensitivity to guess G2, fixed before running: the paper prints R only for FBA; R = 0.8 "
+            "of the buffer is the sensitivity point the specification fixed for EPD (it moves "
+            "FBA's printed R too, so those cells show sensitivity, not the paper).",
+        ),
+        Variant(
+            "z-1.0",
+            {"atm.z": 1.0},
+            "sensitivity to guess G3, fixed before running: the paper prints Z only for FBA; Z = 1 "
+            "cuts a VC only above its equal share of the buffer (it moves FBA's printed Z too).",
+        ),
     ),
     average_label="average",
     notes=(

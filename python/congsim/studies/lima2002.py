@@ -19,6 +19,7 @@ METRICS = {
         1.0,
         "timeouts per transfer in a window a fast retransmit began to repair",
     ),
+    # Every segment sent weighs alike, so long transfers weigh more: guess G23 (DEVIATIONS.md).
     "cwnd": Metric(
         "summary", "transfer_cwnd_mean", 1.0, "mean cwnd (segments) over the transfers' transmissions"
     ),
