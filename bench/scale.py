@@ -12,6 +12,9 @@ Rows (`--rows` picks them by label):
   100-packet queues, host i sending to host i + 64, for 1 s; `ft8-all`: every ordered pair of
   hosts (16 256 flows) for 0.1 s. TCP as htsim's: NewReno, 1500-byte packets, an initial window
   of 10, no delayed ACKs, a 250 ms RTO floor, starts spread over the first millisecond.
+- `200-codel`, `200-fq_codel` (issue 30): the `200` dumbbell with CoDel or FQ-CoDel (their
+  defaults: RFC 8289/8290 and Linux) at the bottleneck, both directions, against the `200` row's
+  DropTail: the cost of the discipline per packet (no peer: ns-2.35 and htsim have neither).
 - `ft8-dctcp`: `ft8-stride` with DCTCP (issue 29): every 100-packet queue marks CE at K = 20
   packets on the instantaneous queue (the DCTCP paper's K at 1 Gbps; in congsim a RED with
   min_th = max_th = K, w_q = 1 and marking above max_th) and every sender runs DCTCP, with the
@@ -69,6 +72,7 @@ class Row:
     duration_s: float
     traffic: str = ""  # a fat tree's: "stride" or "all_to_all"
     dctcp_k: int = 0  # 0: NewReno over DropTail; else DCTCP, every queue marking at K packets
+    queue_kind: str = ""  # a dumbbell's bottleneck discipline other than DropTail, with its defaults
 
     @property
     def packet_bytes(self) -> int:
@@ -89,6 +93,8 @@ ROWS = [
     Row("ft8-stride", "fat_tree", 8, 1000, 1, "stride"),
     Row("ft8-all", "fat_tree", 8, 1000, 0.1, "all_to_all"),
     Row("ft8-dctcp", "fat_tree", 8, 1000, 1, "stride", dctcp_k=20),
+    Row("200-codel", "dumbbell", 200, 100, 10, queue_kind="codel"),
+    Row("200-fq_codel", "dumbbell", 200, 100, 10, queue_kind="fq_codel"),
 ]
 
 FAT_TREE_LINK_DELAY_US = 5
@@ -132,9 +138,10 @@ min_rto = "250ms"
     text = text.replace('rate = "100Mbps"', f'rate = "{row.rate_mbps}Mbps"')
     text = text.replace('efficiency_max_rate = "100Mbps"', f'efficiency_max_rate = "{row.rate_mbps}Mbps"')
     text = text.replace('duration = "20s"', f'duration = "{row.duration_s:g}s"')
-    return text.replace(
-        "queue = { limit_packets = 200 }", f"queue = {{ limit_packets = {row.queue_packets} }}"
-    )
+    queue = f"{{ limit_packets = {row.queue_packets} }}"
+    if row.queue_kind:
+        queue = f'{{ kind = "{row.queue_kind}" }}'
+    return text.replace("queue = { limit_packets = 200 }", f"queue = {queue}")
 
 
 @dataclass(frozen=True)
@@ -303,6 +310,10 @@ def run_row(
         if cachegrind:
             misses = cache_misses(binary, scenario, Path(tmp, "cg"), row.packet_bytes)
             print(f"{row.label:<11}{'congsim':<9}  {misses}")
+        if row.queue_kind:
+            # The row measures congsim's queue against its own DropTail row (`200`).
+            print(f"{row.label:<11}{'peers':<9}  not run: ns-2.35 and htsim have no {row.queue_kind}")
+            return
         if row.shape != "dumbbell":
             print(f"{row.label:<11}{'ns-2':<9}  not run: ns-2 has no per-flow ECMP")
         elif ns is None:
