@@ -9,26 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from congsim import studies
-from congsim.studies import STUDIES, declare
+from congsim.studies import MODULES, STUDIES, declare
 from congsim.studies.declare import Metric, band, load_claims, magnitude_band, printed_number
-
-#: The study modules (one per registered study), by study name.
-MODULES = {
-    module.STUDY.name: module
-    for module in (
-        studies.dumbbell_buffers,
-        studies.goyal1996,
-        studies.jain1996,
-        studies.jain1996_buffers,
-        studies.jain1996_multihop,
-        studies.lima2002,
-        studies.lima2002_fig4,
-        studies.sisalem1995,
-        studies.sisalem1995_multihop,
-        studies.koga2000,
-    )
-}
 
 #: Numbers the papers write as words ("can be seven times greater").
 NUMBER_WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "seven": 7.0, "ten": 10.0}

@@ -16,10 +16,8 @@ import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
-from congsim import studies
-from congsim.studies import STUDIES
+from congsim.studies import MODULES, STUDIES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,22 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 REGISTER = ROOT / "DEVIATIONS.md"
 DATA = ROOT / "python" / "congsim" / "studies" / "data"
 
-#: The study modules, by study name.
-MODULES: dict[str, ModuleType] = {
-    module.STUDY.name: module
-    for module in (
-        studies.dumbbell_buffers,
-        studies.goyal1996,
-        studies.jain1996,
-        studies.jain1996_buffers,
-        studies.jain1996_multihop,
-        studies.lima2002,
-        studies.lima2002_fig4,
-        studies.sisalem1995,
-        studies.sisalem1995_multihop,
-        studies.koga2000,
-    )
-}
 
 #: The register table's header, as DEVIATIONS.md writes it.
 HEADER = "| Id | Study | Parameter | Value | Why this value a priori | What it drives | Sensitivity |"

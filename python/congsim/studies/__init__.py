@@ -9,6 +9,8 @@ The published numbers are data (`data/`): nothing in here computes or copies the
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from congsim.studies import (
     dumbbell_buffers,
     goyal1996,
@@ -24,9 +26,9 @@ from congsim.studies import (
 from congsim.studies.declare import DATA, Claim, Metric, Study
 from congsim.studies.run import StudyOutcome, reproduce
 
-#: Every study `congsim reproduce` knows, in the order `all` runs them.
-STUDIES: dict[str, Study] = {
-    module.STUDY.name: module.STUDY
+#: Every study's module, by study name, in the order `all` runs them.
+MODULES: dict[str, ModuleType] = {
+    module.STUDY.name: module
     for module in (
         dumbbell_buffers,
         goyal1996,
@@ -41,4 +43,7 @@ STUDIES: dict[str, Study] = {
     )
 }
 
-__all__ = ["DATA", "STUDIES", "Claim", "Metric", "Study", "StudyOutcome", "reproduce"]
+#: Every study `congsim reproduce` knows, in the order `all` runs them.
+STUDIES: dict[str, Study] = {name: module.STUDY for name, module in MODULES.items()}
+
+__all__ = ["DATA", "MODULES", "STUDIES", "Claim", "Metric", "Study", "StudyOutcome", "reproduce"]

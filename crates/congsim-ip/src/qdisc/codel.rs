@@ -37,6 +37,20 @@ pub struct CodelParams {
     pub ce_threshold: Option<SimDuration>,
 }
 
+#[cfg(test)]
+impl CodelParams {
+    /// RFC 8289's and Linux's defaults (spec §8.1), for tests.
+    pub(super) fn linux_defaults() -> Self {
+        Self {
+            target: SimDuration::from_millis(5),
+            interval: SimDuration::from_millis(100),
+            mtu_bytes: 1514,
+            ecn_marking: false,
+            ce_threshold: None,
+        }
+    }
+}
+
 /// The parameters in CoDel time.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct CodelClock {
@@ -340,13 +354,7 @@ mod tests {
     use congsim_core::ids::NodeId;
 
     fn params() -> CodelParams {
-        CodelParams {
-            target: SimDuration::from_millis(5),
-            interval: SimDuration::from_millis(100),
-            mtu_bytes: 1514,
-            ecn_marking: false,
-            ce_threshold: None,
-        }
+        CodelParams::linux_defaults()
     }
 
     fn packet(ect: bool) -> Packet {

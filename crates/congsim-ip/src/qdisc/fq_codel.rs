@@ -273,17 +273,10 @@ mod tests {
     use super::*;
     use congsim_core::FlowId;
     use congsim_core::ids::NodeId;
-    use congsim_core::time::SimDuration;
 
     fn params(flows: u32, limit_packets: u64) -> FqCodelParams {
         FqCodelParams {
-            codel: CodelParams {
-                target: SimDuration::from_millis(5),
-                interval: SimDuration::from_millis(100),
-                mtu_bytes: 1514,
-                ecn_marking: false,
-                ce_threshold: None,
-            },
+            codel: CodelParams::linux_defaults(),
             limit_packets,
             flows,
             quantum_bytes: 1514,
