@@ -1,27 +1,40 @@
-"""Seed 004 (Koga, Hori, Oie 2000) in congsim and in ns-2, side by side.
+"""Seed 004 (Koga, Hori, Oie 2000) in ns-2.35 on the koga2000 study's network: the ns-2 column
+of the study's comparison.
 
 Every configuration of the `koga2000` study (five CBR cases for Reno, NewReno and SACK, and the
-10 Reno + 10 SACK mix for the first three cases) in congsim and in ns-2.35, both with CBQ at
-Node 1 (CBR class 30 %, priority 1; TCP class 70 %, priority 2; both may borrow; 200 packets
-each) and the ns2_2000 switches. Prints total TCP throughput and timeouts from both (ours: mean
-of 5 replications; ns-2: one run per configuration) and the time each simulator took for one
-run of every configuration. Needs ns-2 (`apt-get install ns2`).
+10 Reno + 10 SACK mix for the first three cases) in ns-2.35 with CBQ at Node 1 (CBR class 30 %,
+priority 1; TCP class 70 %, priority 2; both may borrow; 200 packets each) and the ns2_2000
+switches. By default it runs as many replications as the study (5), each with its own seed:
+flow i starts at a time drawn from U(0, 10 ms) (the study's `start_jitter`) and ns-2's RNG is
+seeded with the replication's number (the fluctuation pattern's jitter), and writes every cell of
+the study's reference table (python/congsim/studies/data/koga2000.csv) to
+python/congsim/studies/data/koga2000-ns2.csv: mean and 95 % CI over the replications, the
+replication count, the ns-2 version and this command. ns-2's counters: throughput from the
+sinks' in-order `bytes_` over 20 s, timeouts the senders' `nrexmit_`, fast recoveries the
+senders' window cuts that were not timeouts (`ncwndcuts_ - nrexmit_`), the CoV of the 20 flows'
+throughputs (population standard deviation over the mean, as congsim's `cov`). `--side-by-side`
+prints congsim's mean beside one ns-2 run instead. Needs ns-2 (`apt-get install ns2`).
 
 Two CBR patterns translate approximately. Burst: every 10 ms the UDP agent sends 7500 bytes,
 which ns-2 splits into 15 back-to-back 500-byte packets, as congsim's burst does. Fluctuation:
 ns-2's `random_ 1` jitters each interval by U(-T/2, T/2) (cumulative), where congsim delays each
 packet of the grid by U(0, T) (deviation D18); both keep the mean rate.
 
-    python bench/koga_ns2.py
+    python bench/koga_ns2.py [--replications 5]
+    python bench/koga_ns2.py --side-by-side
 """
 
 from __future__ import annotations
 
+import argparse
+import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,11 +100,15 @@ def cbr_tcl(k: int, case: str, mbps: float, periods: list[tuple[float, float]]) 
     return out
 
 
-def tcl(case: str, variant: str) -> str:
+def tcl(case: str, variant: str, seed: int | None = None) -> str:
+    """The Tcl script of one run; `seed` None starts flow i at 0.5 i ms (one deterministic run),
+    else at U(0, 10 ms) drawn from `seed`, with ns-2's RNG seeded by it."""
+    starts = random.Random(seed)
     rate = "82Mb" if case == "only-tcp" else "100Mb"
     out = [
         "set ns [new Simulator]",
         NS2_2000_SETTINGS,
+        *([] if seed is None else ["global defaultRNG", f"$defaultRNG seed {seed}"]),
         "Agent/TCP set packetSize_ 500",
         "Agent/TCP set window_ 64",
         "set n1 [$ns node]",
@@ -136,7 +153,7 @@ def tcl(case: str, variant: str) -> str:
             f"lappend sinks $sink{i}",
             f"lappend senders $tcp{i}",
             f"set ftp{i} [$tcp{i} attach-app FTP]",
-            f'$ns at {0.01 * i / 20:.6f} "$ftp{i} start"',
+            f'$ns at {0.01 * i / 20 if seed is None else starts.uniform(0, 0.010):.9f} "$ftp{i} start"',
         ]
     for k, (mbps, periods) in enumerate(cbr_schedule(case)):
         out += [
@@ -162,6 +179,11 @@ def tcl(case: str, variant: str) -> str:
         "    foreach t $senders { set timeouts [expr {$timeouts + [$t set nrexmit_]}] }",
         '    puts "total_bytes $total"',
         '    puts "timeouts $timeouts"',
+        "    set i 0",
+        "    foreach s $sinks t $senders {",
+        '        puts "flow $i [$s set bytes_] [$t set nrexmit_] [$t set ncwndcuts_]"',
+        "        incr i",
+        "    }",
         "    exit 0",
         "}",
         '$ns at 20.0 "finish"',
@@ -170,16 +192,25 @@ def tcl(case: str, variant: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def ns2(case: str, variant: str) -> tuple[dict[str, float], float]:
+def ns2(case: str, variant: str, seed: int | None = None) -> tuple[dict[str, float], float]:
+    """One ns-2 run's cells (each metric of the study) and the time it took."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "koga.tcl"
-        path.write_text(tcl(case, variant))
+        path.write_text(tcl(case, variant, seed))
         started = time.perf_counter()
         out = subprocess.run(["ns", str(path)], capture_output=True, text=True, check=True).stdout
         elapsed = time.perf_counter() - started
-    values = {k: float(v) for k, v in (line.split() for line in out.splitlines() if len(line.split()) == 2)}
-    throughput = values["total_bytes"] * 8 / 20.0 / 1e6
-    return {"throughput_mbps": throughput, "timeouts": values["timeouts"]}, elapsed
+    flows = [[float(x) for x in line.split()[2:]] for line in out.splitlines() if line.startswith("flow ")]
+    mbps = [b * 8 / 20.0 / 1e6 for b, _, _ in flows]
+    timeouts = sum(t for _, t, _ in flows)
+    return {
+        "throughput_mbps": sum(mbps),
+        "reno_mbps": sum(mbps[:10]),
+        "sack_mbps": sum(mbps[10:]),
+        "cov": statistics.pstdev(mbps) / statistics.fmean(mbps),
+        "timeouts": timeouts,
+        "fast_recoveries": sum(c for _, _, c in flows) - timeouts,
+    }, elapsed
 
 
 def ours(case: str, variant: str) -> tuple[dict[str, float], float]:
@@ -207,7 +238,7 @@ def ours(case: str, variant: str) -> tuple[dict[str, float], float]:
     }, first_run_s
 
 
-def main() -> None:
+def side_by_side() -> None:
     have_ns2 = shutil.which("ns") is not None
     print(f"{'case':13} {'variant':9} {'Mbps':>7} {'TO':>6} | ns-2: {'Mbps':>7} {'TO':>6}")
     ours_s = ns2_s = 0.0
@@ -222,6 +253,43 @@ def main() -> None:
         print(line, flush=True)
     print(f"one run of each configuration: congsim {ours_s:.2f} s", end="")
     print(f", ns-2 {ns2_s:.2f} s ({ns2_s / ours_s:.1f}x)" if have_ns2 else "")
+
+
+def configuration_of(row: Mapping[str, str]) -> tuple[str, str]:
+    """The (case, variant) a reference row of koga2000.csv names."""
+    mixed = row["flows[10].tcp.variant"] == "sack"
+    return row["label"], MIX if mixed else row["tcp.variant"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replications", type=int, default=5, help="ns-2 runs per configuration")
+    parser.add_argument("--side-by-side", action="store_true", help="congsim beside one ns-2 run")
+    args = parser.parse_args()
+    if args.side_by_side:
+        side_by_side()
+        return
+    import ns2_data
+
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {}
+    started = time.perf_counter()
+    for case, variant in configurations():
+        runs[case, variant] = [ns2(case, variant, seed)[0] for seed in range(1, args.replications + 1)]
+        print(
+            case,
+            variant,
+            {
+                k: round(statistics.fmean(r[k] for r in runs[case, variant]), 3)
+                for k in runs[case, variant][0]
+            },
+            flush=True,
+        )
+    note = (
+        f"{args.replications} runs per configuration (seeds 1-{args.replications}: flow starts "
+        "U(0, 10 ms), ns-2's RNG); fast recoveries are ncwndcuts_ - nrexmit_"
+    )
+    path = ns2_data.write("koga2000", runs, configuration_of, ns2_data.command_line(), note)
+    print(f"{path} in {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":

@@ -377,10 +377,21 @@ def scores_table(path: Path) -> str:
         "| a constant agrees | the table's other cells' mean agrees | a constant per variant "
         "| judged by order: pairs in order / reversed | informative (clearly ahead of both) "
         "| the paper's claims: hold / not significant / fail "
-        "| own checks: hold / not significant / fail | replications |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| own checks: hold / not significant / fail | replications "
+        "| against ns-2.35 on the same set-up: agree; differences from the paper: set-up / model question |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     dash = "\u2013"  # an empty cell
+
+    def ns2(row: dict[str, str]) -> str:
+        """The second verdict (ns-2.35 on the same set-up), where the study has ns-2 data."""
+        if not row.get("ns2_compared"):
+            return dash
+        return (
+            f"{row['ns2_agrees']} of {row['ns2_compared']}; "
+            f"{row['setup_differences']} / {row['model_questions']}"
+        )
+
     for row in rows:
 
         def of(key: str, row: dict[str, str] = row) -> str:
@@ -403,7 +414,8 @@ def scores_table(path: Path) -> str:
             f"| {name} | {of('agrees')} | {row['inconclusive'] or dash} | "
             f"{row['differs'] or dash} | {uncounted} | {of('constant_agrees')} | "
             f"{of('within_table_agrees')} | {of('variant_agrees')} | {ranked or dash} | "
-            f"{informative} | {claims('claims')} | {claims('checks')} | {row['replications']} |"
+            f"{informative} | {claims('claims')} | {claims('checks')} | {row['replications']} | "
+            f"{ns2(row)} |"
         )
     return "\n".join(out) + "\n"
 

@@ -510,7 +510,7 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
     baselines = "a constant / the table's other cells / a constant per variant"
     for column in ("study", "values agree", "inconclusive", baselines, "informative"):
         table.add_column(column)
-    for column in ("the paper's claims", "own checks"):
+    for column in ("the paper's claims", "own checks", "vs ns-2.35: agree; set-up / model"):
         table.add_column(column)
     for row in scores.to_dict("records"):
         values = inconclusive = agreeing = informative = "-"
@@ -529,7 +529,13 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
         )
         # Not in square brackets: rich would take "[name]" for markup and drop it.
         name = f"{row['study']} (variant {row['variant']})" if row["variant"] else str(row["study"])
-        table.add_row(name, values, inconclusive, agreeing, informative, claims, checks)
+        ns2 = "-"
+        if row["ns2_compared"] != "":
+            ns2 = (
+                f"{row['ns2_agrees']} of {row['ns2_compared']}; "
+                f"{row['setup_differences']} / {row['model_questions']}"
+            )
+        table.add_row(name, values, inconclusive, agreeing, informative, claims, checks, ns2)
     console.print(table)
     from congsim.results import write_csv
 
@@ -557,10 +563,15 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
     # The verdict comes first and never wraps, so that a narrow terminal folds the other
     # columns rather than cut it off.
     table.add_column("verdict", no_wrap=True, min_width=7)
-    for column in [*labels, "metric", "reference", "ours (95% CI)", "band"]:
-        table.add_column(column, justify="right" if column in ("reference", "band") else "left")
+    # With ns-2 data (judge.add_ns2): paper | ns-2.35 same set-up | ours, and ours against ns-2.
+    with_ns2 = "ns2_verdict" in comparison
+    middle = ["ns-2.35"] if with_ns2 else []
+    for column in [*labels, "metric", "reference", *middle, "ours (95% CI)", "band"]:
+        table.add_column(column, justify="right" if column in ("reference", "ns-2.35", "band") else "left")
+    if with_ns2:
+        table.add_column("vs ns-2", no_wrap=True)
     from congsim.studies.declare import TOLERANCE
-    from congsim.studies.judge import VERDICTS, baseline_score, scored_rows, uncounted_label
+    from congsim.studies.judge import VERDICTS, baseline_score, ns2_score, scored_rows, uncounted_label
 
     scored = scored_rows(comparison)
     for row in comparison.to_dict("records"):
@@ -571,7 +582,14 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
         label = uncounted_label(row["scored"])
         if verdict in VERDICTS and label:
             verdict += f" ({label})"
-        table.add_row(verdict, *cells, str(row["metric"]), f"{row['reference']:.4g}", ours, band)
+        ns2_cells = []
+        if with_ns2:
+            if isinstance(row["difference"], str) and row["difference"]:
+                verdict += f": {row['difference']}"
+            ns2_cells = [f"{row['ns2_mean']:.4g}"]
+        reference = f"{row['reference']:.4g}"
+        after = [str(row["ns2_verdict"])] if with_ns2 else []
+        table.add_row(verdict, *cells, str(row["metric"]), reference, *ns2_cells, ours, band, *after)
     console.print(table)
     counts = scored["verdict"].value_counts()
     source = comparison["source"].iloc[0]
@@ -581,6 +599,15 @@ def _print_comparison(console: Console, comparison: pd.DataFrame, axes: list[str
         f"{int(counts.get('differs', 0))} differ; bands: the reference ± the larger of half its "
         f"last printed digit and {TOLERANCE:.0%}; reference: {source}"
     )
+    second = ns2_score(comparison)
+    if second is not None:
+        console.print(
+            f"against {second.version} on the same set-up (its own replications, the same band rule "
+            f"around its mean): {second.agrees} of {second.compared} values agree, {second.inconclusive} "
+            f"inconclusive, {second.differs} differ; of the values that differ from the paper, "
+            f"{second.setup} differ in ns-2 alike (set-up: the paper's unstated set-up or simulator), "
+            f"{second.model_questions} only here (model question)"
+        )
     notes = comparison[comparison["note"].fillna("").astype(str) != ""]
     for label, note in dict.fromkeys(zip(notes["scored"].map(uncounted_label), notes["note"], strict=True)):
         console.print(f"{label}: {note}")

@@ -295,6 +295,11 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
     from congsim.studies.judge import uncounted_label
 
     columns = [*axes, "metric", "reference", "mean", "ci_low", "ci_high", "band_low", "band_high", "verdict"]
+    if "ns2_verdict" in comparison:
+        # paper | ns-2.35 on the same set-up | ours, then ours against ns-2 (judge.add_ns2).
+        at = columns.index("mean")
+        columns[at:at] = ["ns2_mean", "ns2_ci_low", "ns2_ci_high", "ns2_n"]
+        columns += ["ns2_verdict", "difference"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     rows = []
     for row in comparison.to_dict("records"):
@@ -302,7 +307,9 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
         for c in columns:
             value = row[c]
             text = f"{value:.4g}" if isinstance(value, float) else str(value)
-            css = f' class="{value}"' if c == "verdict" else ""
+            if c in ("ns2_n", "difference") and _axis_value(value) == "":
+                text = ""
+            css = f' class="{value}"' if c in ("verdict", "ns2_verdict") else ""
             if c == "verdict" and uncounted_label(row.get("scored")):
                 text += f" ({uncounted_label(row.get('scored'))})"
             cells.append(f"<td{css}>{html.escape(text)}</td>")
@@ -332,9 +339,19 @@ def _paper_cell(cell: dict[Any, Any] | None) -> str:
     ours = f"{float(cell['mean']):.3g} [{float(cell['ci_low']):.3g}, {float(cell['ci_high']):.3g}]"
     label = uncounted_label(cell.get("scored"))
     shown = f" ({label})" if label else ""
+    ns2 = ""
+    if "ns2_verdict" in cell and _axis_value(cell.get("ns2_mean")) not in ("", "nan"):
+        # ns-2.35 on the same set-up between the paper's number and ours, and what a
+        # difference from the paper is (judge.add_ns2).
+        difference = _axis_value(cell.get("difference"))
+        shown += f"; {difference}" if difference else ""
+        ns2 = (
+            f'<span class="meta">ns-2 {float(cell["ns2_mean"]):.3g} '
+            f"(ours: {html.escape(str(cell['ns2_verdict']))})</span><br>"
+        )
     return (
-        f'<td class="{verdict}" title="{verdict}">{float(cell["reference"]):.4g}<br>'
-        f'<span class="meta">{html.escape(ours)}{shown}</span></td>'
+        f'<td class="{verdict}" title="{verdict}">{float(cell["reference"]):.4g}<br>{ns2}'
+        f'<span class="meta">{html.escape(ours)}{html.escape(shown)}</span></td>'
     )
 
 
@@ -384,6 +401,13 @@ def _paper_tables(comparison: pd.DataFrame, layout: tuple[str, str | None], anch
         '<p class="meta">Each cell: the paper\'s number, then ours with its 95 % CI; green agrees '
         "(the CI inside the band), amber inconclusive, red differs.</p>"
     )
+    if "ns2_verdict" in comparison:
+        legend += (
+            '<p class="meta">Between them, ns-2.35 run on the same set-up (its mean over its own '
+            "replications) and whether ours agree with it under the same band rule. A difference "
+            "from the paper that ns-2 shows too is marked set-up (the paper's unstated set-up or "
+            "simulator version), one only ours show model question.</p>"
+        )
     return legend + "".join(out)
 
 
@@ -462,12 +486,15 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     and its row of the summary at the top."""
     import pandas as pd
 
-    from congsim.studies.judge import baseline_score, scored_rows
+    from congsim.studies.judge import baseline_score, ns2_score, scored_rows
     from congsim.studies.score import claim_origins
 
     comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
     for c in ("reference", "mean", "ci_low", "ci_high", "band_low", "band_high"):
         comparison[c] = comparison[c].astype(float)
+    for c in ("ns2_mean", "ns2_ci_low", "ns2_ci_high", "ns2_n"):
+        if c in comparison:
+            comparison[c] = comparison[c].astype(float)
     axes = list(json.loads((folder / "plan.json").read_text())["runs"][0]["params"])
     title = study.title if study else folder.name
     anchor = f"study-{folder.name}"
@@ -476,6 +503,7 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
     contents: list[tuple[str, str]] = []
     values_text = claims_text = "none"
     baseline_text = "none"
+    ns2_text = "none"
     figures: list[tuple[str, Figure]] = []
     if not comparison.empty:
         # The axes the reference names its configurations by.
@@ -507,6 +535,19 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
                 f"pairs of a table's cells in the paper's order, {f.reversed} reversed."
                 for f in score.families
                 if f.flat
+            )
+        second = ns2_score(comparison)
+        if second is not None:
+            ns2_text = (
+                f"{second.agrees} of {second.compared} agree; differences from the paper: "
+                f"{second.setup} set-up, {second.model_questions} model question"
+            )
+            baseline += (
+                f" Against {second.version} run on the same set-up (its own replications, the same "
+                f"band rule around its mean) ours agree on {second.agrees} of {second.compared}, "
+                f"{second.inconclusive} inconclusive, {second.differs} differ; of the values that "
+                f"differ from the paper, {second.setup} differ in ns-2 alike (the set-up's) and "
+                f"{second.model_questions} only here (a model question)."
             )
         contents.append((f"{anchor}-values", "reference values"))
         parts.append(
@@ -578,7 +619,7 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         f'<tr><td style="text-align:left"><a href="#{html.escape(anchor)}">'
         f'{html.escape(folder.name)}</a></td><td style="text-align:left">{html.escape(title)}</td>'
         f"<td>{html.escape(values_text)}</td><td>{html.escape(baseline_text)}</td>"
-        f"<td>{html.escape(claims_text)}</td></tr>"
+        f"<td>{html.escape(claims_text)}</td><td>{html.escape(ns2_text)}</td></tr>"
     )
     return "".join(parts), summary
 
@@ -608,6 +649,7 @@ def build_report(directory: str | Path, output: str | Path | None = None) -> Pat
             "reference values",
             "trivial baselines agree",
             "claims (95 % confidence)",
+            "against ns-2.35 on the same set-up",
         )
     )
     summary_table = (

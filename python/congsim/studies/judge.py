@@ -4,10 +4,11 @@ trivial predictors on the same bands, and each claim with paired replications
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from congsim.studies.declare import Side, Study, printed_unit
+from congsim.studies.declare import DATA, Metric, Side, Study, printed_unit
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -142,6 +143,85 @@ def add_baselines(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
         frame["baseline_variant"] = references.groupby(keys).transform("mean")
         frame["baseline_variant_agrees"] = agrees(frame["baseline_variant"])
     return frame
+
+
+#: ns-2.35 run on the very networks a study runs (`bench/<study>_ns2.py`), for the studies whose
+#: paper used ns-2: `data/<study>-ns2.csv`, one row per cell of the study's reference table with
+#: its key columns, then these.
+NS2_DATA_COLUMNS = ("value", "ci_low", "ci_high", "n", "ns2_version", "command", "note")
+
+#: Columns a comparison gains where the study has ns-2 data: ns-2's mean, CI and replications,
+#: between the paper's number (and its band) and ours ...
+NS2_COLUMNS = ["ns2_mean", "ns2_ci_low", "ns2_ci_high", "ns2_n"]
+#: ... and after our verdict against the paper: ours against ns-2 under the one band rule
+#: (`ns2_verdict`), and what a difference from the paper is (`difference`, `DIFFERENCES`).
+NS2_VERDICT_COLUMNS = ["ns2_band_low", "ns2_band_high", "ns2_verdict", "difference", "ns2_version"]
+
+#: What a cell where ours differ from the paper is: `set-up` when ns-2 on the same set-up lies
+#: outside the paper's band on the same side (the difference is the set-up's: the paper's
+#: unstated parameters or its simulator's version), `model question` when only ours do.
+DIFFERENCES = ("set-up", "model question")
+
+
+def load_ns2(study: Study) -> pd.DataFrame | None:
+    """The study's ns-2 data (`data/<study>-ns2.csv`, as text), or None when it has none."""
+    import pandas as pd
+
+    source = DATA / f"{study.name}-ns2.csv"
+    if not source.is_file():
+        return None
+    with source.open(encoding="utf-8") as f:
+        frame: pd.DataFrame = pd.read_csv(f, dtype=str, keep_default_na=False)
+    return frame
+
+
+def ns2_keys(ns2: pd.DataFrame) -> list[str]:
+    """The columns of ns-2 data that name a cell (its table, configuration and metric)."""
+    return [c for c in ns2.columns if c not in NS2_DATA_COLUMNS and c != "study"]
+
+
+def add_ns2(frame: pd.DataFrame, ns2: pd.DataFrame, metrics: dict[str, Metric]) -> pd.DataFrame:
+    """ns-2's value of each cell beside the paper's and ours (`NS2_COLUMNS`), ours judged against
+    it by the one band rule the paper's numbers get (`Metric.band`: ns-2's mean, known to ± its
+    CI's half-width, or half a unit of its last digit without a CI, ± the larger of that and
+    `TOLERANCE` of it; `judge` on our CI), and each cell where ours differ from the paper
+    labelled (`DIFFERENCES`): `set-up` when ns-2's mean lies outside the paper's band on the
+    same side as ours, `model question` otherwise. A cell ns-2 did not run is `missing`."""
+    import pandas as pd
+
+    keys = ns2_keys(ns2)
+    by_cell = {tuple(row[k] for k in keys): row for row in ns2.to_dict("records")}
+    added: dict[str, list[object]] = {c: [] for c in [*NS2_COLUMNS, *NS2_VERDICT_COLUMNS]}
+    for row in frame.to_dict("records"):
+        cell = by_cell.get(tuple(_axis_text(row.get(k, "")) for k in keys))
+        if cell is None or not cell["value"]:
+            for column, value in zip(added, [math.nan] * 6 + ["missing", "", ""], strict=True):
+                added[column].append(value)
+            continue
+        ns2_mean = float(cell["value"])
+        ns2_low, ns2_high = (float(cell[c]) if cell[c] else math.nan for c in ("ci_low", "ci_high"))
+        half = (ns2_high - ns2_low) / 2
+        unit = 2 * half if half == half else printed_unit(cell["value"])
+        low, high = metrics[str(row["metric"])].band(ns2_mean, unit)
+        mean = float(row["mean"])
+        verdict = "missing"
+        if row["verdict"] in VERDICTS:
+            verdict = judge(low, high, float(row["ci_low"]), float(row["ci_high"]), mean)
+        difference = ""
+        if row["verdict"] == "differs":
+            above = mean > float(row["band_high"])
+            shared = ns2_mean > float(row["band_high"]) if above else ns2_mean < float(row["band_low"])
+            difference = DIFFERENCES[0] if shared else DIFFERENCES[1]
+        values = [ns2_mean, ns2_low, ns2_high, int(cell["n"]), low, high, verdict, difference]
+        for column, value in zip(added, [*values, cell["ns2_version"]], strict=True):
+            added[column].append(value)
+    columns = list(frame.columns)
+    at = columns.index("band_high") + 1
+    columns = columns[:at] + NS2_COLUMNS + columns[at:]
+    at = columns.index("verdict") + 1
+    columns = columns[:at] + NS2_VERDICT_COLUMNS + columns[at:]
+    joined: pd.DataFrame = pd.concat([frame, pd.DataFrame(added, index=frame.index)], axis=1)[columns]
+    return joined
 
 
 def clearly_ahead(lead: int, deviation: float) -> bool:
@@ -294,6 +374,47 @@ def baseline_score(comparison: pd.DataFrame) -> BaselineScore:
     )
 
 
+@dataclass(frozen=True)
+class Ns2Score:
+    """The second verdict, on the counted cells ns-2 ran: ours against ns-2 on the same set-up
+    (which should agree), overall and per metric family, and how the cells where ours differ
+    from the paper split (`DIFFERENCES`)."""
+
+    compared: int
+    agrees: int
+    inconclusive: int
+    differs: int
+    #: (metric, cells agreeing with ns-2, cells compared), by metric.
+    families: tuple[tuple[str, int, int], ...]
+    setup: int
+    model_questions: int
+    version: str
+
+
+def ns2_score(comparison: pd.DataFrame) -> Ns2Score | None:
+    """The second verdict's counts, or None for a comparison without ns-2 columns."""
+    if "ns2_verdict" not in comparison:
+        return None
+    rows = scored_rows(comparison)
+    rows = rows[rows["ns2_verdict"].isin(VERDICTS)]
+    verdicts = rows["ns2_verdict"]
+    difference = rows["difference"].fillna("").astype(str)
+    versions = sorted(set(rows["ns2_version"].dropna().astype(str)) - {""})
+    return Ns2Score(
+        compared=len(rows),
+        agrees=int((verdicts == "agrees").sum()),
+        inconclusive=int((verdicts == "inconclusive").sum()),
+        differs=int((verdicts == "differs").sum()),
+        families=tuple(
+            (str(metric), int((group["ns2_verdict"] == "agrees").sum()), len(group))
+            for metric, group in rows.groupby("metric", sort=True)
+        ),
+        setup=int((difference == DIFFERENCES[0]).sum()),
+        model_questions=int((difference == DIFFERENCES[1]).sum()),
+        version=", ".join(versions),
+    )
+
+
 def _interval(x: pd.Series) -> tuple[float, float, float]:
     """Mean of `x` and its 95 % CI (NaN bounds for fewer than 2 values), as a sweep's
     statistics compute it."""
@@ -350,10 +471,16 @@ class _ByMetric:
 
 
 def compare(
-    study: Study, statistics: pd.DataFrame, axes: list[str], results: pd.DataFrame | None = None
+    study: Study,
+    statistics: pd.DataFrame,
+    axes: list[str],
+    results: pd.DataFrame | None = None,
+    ns2: bool = True,
 ) -> pd.DataFrame:
     """Reference value, our mean and confidence interval, the band, and the verdict. Column
-    averages (see `average_label`) need the sweep's long `results`."""
+    averages (see `average_label`) need the sweep's long `results`. With `ns2`, a study with
+    ns-2 data (`load_ns2`) gets its columns (`add_ns2`); a variant, which changes the set-up
+    ns-2 ran, does not."""
     import pandas as pd
 
     rows = []
@@ -413,7 +540,11 @@ def compare(
         row["source"] = ref["source"]
         rows.append(row)
     frame: pd.DataFrame = pd.DataFrame(rows, columns=[*axes, *MEASURED_COLUMNS])
-    return add_baselines(mark_repeats(frame), axes)
+    frame = add_baselines(mark_repeats(frame), axes)
+    ns2_data = load_ns2(study) if ns2 else None
+    if ns2_data is not None:
+        frame = add_ns2(frame, ns2_data, study.metrics)
+    return frame
 
 
 def _per_replication(study: Study, results: _ByMetric, metric: str, side: Side, what: str) -> pd.Series:

@@ -132,7 +132,7 @@ def reproduce(
             done += len(variant_plan.runs())
             failures |= {f"{variant.name}: {key}": error for key, error in variant_sweep.failures.items()}
             if not variant_sweep.failures:
-                judged = _judge(study, variant_sweep, variant_plan.parameters, where)
+                judged = _judge(study, variant_sweep, variant_plan.parameters, where, ns2=False)
                 variant_outcomes.append(VariantOutcome(variant, where, *judged))
         import pandas as pd  # loaded already by the statistics; here for the type
 
@@ -153,12 +153,13 @@ def reproduce(
 
 
 def _judge(
-    study: Study, sweep: SweepOutcome, axes: list[str], folder: Path
+    study: Study, sweep: SweepOutcome, axes: list[str], folder: Path, ns2: bool = True
 ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """A finished sweep's comparison with the reference and its claims, written into `folder`
-    as `comparison.csv` and `claims.csv` (the latter when the study has claims)."""
+    """A finished sweep's comparison with the reference (and with ns-2 on the same set-up,
+    with `ns2`: not for a variant, which changes the set-up) and its claims, written into
+    `folder` as `comparison.csv` and `claims.csv` (the latter when the study has claims)."""
     results = sweep.results()
-    comparison = compare(study, sweep.statistics(), axes, results)
+    comparison = compare(study, sweep.statistics(), axes, results, ns2=ns2)
     write_csv(comparison, folder / "comparison.csv")
     claims = check_claims(study, results) if study.claims else None
     if claims is not None:

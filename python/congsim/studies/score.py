@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from congsim.studies.judge import baseline_score, scored_rows
+from congsim.studies.judge import baseline_score, ns2_score, scored_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,6 +35,17 @@ SCORE_COLUMNS = [
     "checks_not_significant",
     "checks_fail",
     "replications",
+    # The second verdict, where the study has ns-2 data (judge.add_ns2): ours against ns-2.35 on
+    # the same set-up, on the counted cells; per family `metric:agree:compared`; the cells where
+    # ours differ from the paper that ns-2 shares (the set-up's) and that only ours show.
+    "ns2_compared",
+    "ns2_agrees",
+    "ns2_inconclusive",
+    "ns2_differs",
+    "ns2_families",
+    "setup_differences",
+    "model_questions",
+    "ns2_version",
 ]
 
 
@@ -63,7 +74,8 @@ def _score_row(
     """One line of `scores.csv`: the verdicts on the counted reference values, the rows shown
     but not counted, the trivial predictors' agreements on the same bands, the metric families
     where ours are clearly ahead of both (`informative`), the families judged on the order of
-    their cells (`ranked`: `metric:in order:reversed`, pairs of cells), and the claims."""
+    their cells (`ranked`: `metric:in order:reversed`, pairs of cells), the second verdict
+    against ns-2 where the study has ns-2 data (`judge.ns2_score`), and the claims."""
     row: dict[str, object] = dict.fromkeys(SCORE_COLUMNS, "")
     row["study"] = study
     row["variant"] = variant
@@ -84,6 +96,18 @@ def _score_row(
             "ranked": " ".join(f"{f.metric}:{f.in_order}:{f.reversed}" for f in score.families if f.flat),
             "replications": int(rows["n"].max()) if len(rows) else "",
         }
+        second = ns2_score(comparison)
+        if second is not None:
+            row |= {
+                "ns2_compared": second.compared,
+                "ns2_agrees": second.agrees,
+                "ns2_inconclusive": second.inconclusive,
+                "ns2_differs": second.differs,
+                "ns2_families": " ".join(f"{m}:{a}:{n}" for m, a, n in second.families),
+                "setup_differences": second.setup,
+                "model_questions": second.model_questions,
+                "ns2_version": second.version,
+            }
     if claims is not None and not claims.empty:
         # The paper's claims (`claims*`) and congsim's own checks (`checks*`), apart.
         for origin, prefix in (("paper", "claims"), ("check", "checks")):
