@@ -50,7 +50,7 @@ UNINFORMATIVE = {
 
 
 def test_reproduce_all_scores_every_study_and_beats_trivial_baselines(cli, tmp_path):
-    done = run_congsim("reproduce", "all", "--replications", "1", "--out", str(tmp_path), timeout=600)
+    done = run_congsim("reproduce", "all", "--replications", "1", "--out", str(tmp_path), timeout=900)
     assert done.returncode == 0, done.stderr
     assert "trivial baselines on the same bands" in done.stdout
     # The closing summary: a line per study with its score, the baselines, the informative
