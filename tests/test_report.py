@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -112,3 +113,28 @@ def test_reference_tables_are_laid_out_as_the_paper_prints_them():
     assert [re.findall(r'<td class="(\w+)"', r) for r in rows] == [["inconclusive", "agrees"], ["differs"]]
     # A configuration the table does not print leaves its cell empty.
     assert rows[1].endswith("<td></td>") and "0.61<br>" in rows[1] and "0.82 [0.8, 0.83]" in rows[1]
+
+
+def test_the_summary_row_keeps_the_study_title_beside_its_claims(reproduced, tmp_path):
+    """A study with claims: the summary row's second cell is the study's title (it once showed
+    the last claims heading instead, "of congsim's own checks")."""
+    from congsim.report import _study_section
+    from congsim.studies import STUDIES
+
+    folder = tmp_path / "dumbbell-buffers"
+    shutil.copytree(reproduced / "dumbbell-buffers", folder)
+    sides = {f"{side}_{stat}": 1.0 for side in ("lhs", "rhs") for stat in ("mean", "ci_low", "ci_high")}
+    ratio = {"ratio": 1.0, "ratio_ci_low": 1.0, "ratio_ci_high": 1.0}
+    claim = {"metric": "drops", "factor": 1.0, "n": 2, "lhs": "a", "rhs": "b", **sides, **ratio}
+    claim["verdict"] = "holds"
+    pd.DataFrame(
+        [
+            {"claim": "a paper's claim", **claim, "origin": "paper"},
+            {"claim": "a check of congsim's own", **claim, "origin": "check"},
+        ]
+    ).to_csv(folder / "claims.csv", index=False)
+    study = STUDIES["dumbbell-buffers"]
+    _, summary = _study_section(folder, study)
+    cells = re.findall(r'<td style="text-align:left">([^<]*)</td>', summary)
+    assert cells[-1] == html.escape(study.title), summary
+    assert "1 of 1 claims of the paper hold; 1 of 1 congsim&#x27;s own checks hold" in summary, summary

@@ -577,19 +577,19 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         origins = claim_origins(claims)
         texts = []
         contents.append((f"{anchor}-claims", "claims"))
-        for origin, title in (("paper", "claims of the paper"), ("check", "of congsim's own checks")):
+        for origin, label in (("paper", "claims of the paper"), ("check", "of congsim's own checks")):
             part = claims[origins == origin]
             if part.empty:
                 continue
             holding = int((part["verdict"] == "holds").sum())
             counts = part["verdict"].value_counts()
             texts.append(
-                f"{holding} of {len(part)} {title.removeprefix('of ')} hold"
+                f"{holding} of {len(part)} {label.removeprefix('of ')} hold"
                 + "".join(f", {int(counts[v])} {v}" for v in ("not significant", "fails") if v in counts)
             )
             element_id = f' id="{html.escape(anchor)}-claims"' if origin == "paper" or len(texts) == 1 else ""
             parts.append(
-                f"<p{element_id}>{holding} of {len(part)} {title} hold with 95 % confidence (paired over "
+                f"<p{element_id}>{holding} of {len(part)} {label} hold with 95 % confidence (paired over "
                 "replications, which share their random streams); "
                 f'table as <a href="{html.escape(folder.name)}/claims.csv">claims.csv</a>.</p>'
                 + _claims_table(part)
