@@ -654,7 +654,7 @@ def _print_claims(console: Console, claims: pd.DataFrame) -> None:
             if origin == "paper" and row.get("source"):
                 claim += f'\n  "{row["source"]}"'
             if row["verdict"] != "holds" and row.get("note"):
-                claim += f"\n  why: {row['note']}"
+                claim += f"\n  note: {row['note']}"
             table.add_row(str(row["verdict"]), claim, lhs, rhs, ratio)
         console.print(table)
         counts = part["verdict"].value_counts()

@@ -468,7 +468,7 @@ def _claims_table(claims: pd.DataFrame) -> str:
         if isinstance(row.get("source"), str) and row["source"]:
             said = f'<br><span class="meta">&ldquo;{html.escape(row["source"])}&rdquo;</span>'
         if row["verdict"] != "holds" and isinstance(row.get("note"), str) and row["note"]:
-            said += f'<br><span class="meta">why: {html.escape(row["note"])}</span>'
+            said += f'<br><span class="meta">note: {html.escape(row["note"])}</span>'
         cells = [
             f'<td style="text-align:left">{html.escape(str(row["claim"]))}<br>'
             f'<span class="meta">{sides}</span>{said}</td>',
