@@ -508,7 +508,9 @@ def _print_studies_summary(console: Console, outcomes: list[StudyOutcome], out: 
     scores = pd.DataFrame([row for o in outcomes for row in score_rows(o)], columns=SCORE_COLUMNS)
     table = Table(title="Summary", show_lines=False)
     baselines = "a constant / the table's other cells / a constant per variant"
-    for column in ("study", "values agree", "inconclusive", baselines, "informative"):
+    # A study's name whole, so that it can be found (the other columns wrap instead).
+    table.add_column("study", no_wrap=True)
+    for column in ("values agree", "inconclusive", baselines, "informative"):
         table.add_column(column)
     for column in ("the paper's claims", "own checks", "vs ns-2.35: agree; set-up / model"):
         table.add_column(column)
