@@ -420,7 +420,21 @@ def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, sche
     show_default=True,
     help="Also run each study's variants (other set-ups the paper may have used) beside its default.",
 )
-def reproduce(study: str, out: Path, replications: int | None, workers: int | None, variants: bool) -> None:
+@click.option(
+    "--variant",
+    "only_variants",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this variant of the study beside its default (repeatable; one study, not 'all').",
+)
+def reproduce(
+    study: str,
+    out: Path,
+    replications: int | None,
+    workers: int | None,
+    variants: bool,
+    only_variants: tuple[str, ...],
+) -> None:
     """Run the registered STUDY (or all): each reference value beside ours (CI, band, verdict),
     and each claim of the paper checked with 95 % confidence; then each of the study's
     variants, summed up beside it."""
@@ -431,6 +445,15 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
 
     if study != "all" and study not in STUDIES:
         _fail(f"unknown study {study!r}; registered studies are: all, {', '.join(STUDIES)}")
+    chosen: bool | tuple[str, ...] = variants
+    if only_variants:
+        if study == "all" or not variants:
+            _fail("--variant picks variants of one study: give a study's name, not with --no-variants")
+        known = [v.name for v in STUDIES[study].variants]
+        for name in only_variants:
+            if name not in known:
+                _fail(f"--variant {name!r}: {study} has the variants {', '.join(known) or '(none)'}")
+        chosen = only_variants
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)  # logs and CI: keep table rows on one line
@@ -461,7 +484,7 @@ def reproduce(study: str, out: Path, replications: int | None, workers: int | No
                     workers,
                     on_progress=update,
                     on_compared=render,
-                    variants=variants,
+                    variants=chosen,
                 )
             except OSError as e:
                 _fail(f"{out / entry.name}: cannot write results: {e.strerror or e}")

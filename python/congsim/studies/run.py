@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,14 +60,15 @@ def reproduce(
     workers: int | None = None,
     on_progress: Progress | None = None,
     on_compared: Compared | None = None,
-    variants: bool = True,
+    variants: bool | Collection[str] = True,
 ) -> StudyOutcome:
     """Runs a registered study into `out/<name>` (resuming), compares it with its reference,
     writes `comparison.csv`, and stores a traced run of the plan's first configuration
     (`traces/flow_series.parquet`, `traces/link_series.parquet`) for the report's time series;
     with `trace_points_by`, one of every configuration too. The traced runs share the worker
     processes of the sweep's runs. With `variants`, each of the study's variants is run too,
-    into `out/<name>/variants/<variant>/`, and compared the same way."""
+    into `out/<name>/variants/<variant>/`, and compared the same way; a collection of names
+    runs only those variants."""
     from dataclasses import replace
 
     from congsim.sweep import load_plan, run_sweep
@@ -91,7 +92,8 @@ def reproduce(
         )
     variant_plans = [
         (variant, replace(plan, fixed={**plan.fixed, **variant.overrides}))
-        for variant in (study.variants if variants else ())
+        for variant in study.variants
+        if (variants if isinstance(variants, bool) else variant.name in variants)
     ]
     total = len(plan.runs()) + sum(len(p.runs()) for _, p in variant_plans) + len(traced)
     report = on_progress or (lambda *_: None)
