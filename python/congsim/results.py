@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+    from congsim.plot import ResultsPlot
+
 #: Tables every run produces, then those produced on request.
 ALWAYS = ("flows", "links", "summary")
 #: `congsim._core.OPTIONAL_TABLES`: the Rust core's list.
@@ -85,10 +87,12 @@ class Results:
     `tables` is what `congsim._core.run` returns: columns as bytes (see `decode`), turned into
     arrays when a table is first asked for."""
 
-    def __init__(self, tables: dict[str, Any]) -> None:
+    def __init__(self, tables: dict[str, Any], wall_s: float | None = None) -> None:
         tables = dict(tables)
         self.captures: dict[str, bytes] = tables.pop("captures", {})
         """Packet captures requested by the scenario: file name to pcap bytes."""
+        self.wall_s = wall_s
+        """How long the run took in wall-clock seconds, when whoever ran it measured it."""
         self._encoded: dict[str, dict[str, Encoded]] = tables
         self._decoded: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
 
@@ -286,8 +290,20 @@ class Results:
             names.append(file)
         return names
 
+    @property
+    def plot(self) -> ResultsPlot:
+        """Plots of the run's time series: `results.plot.cwnd()`, `.queue()`, `.throughput()`
+        (see `congsim.plot.ResultsPlot`)."""
+        from congsim.plot import ResultsPlot
+
+        return ResultsPlot(self)
+
     def _repr_html_(self) -> str:
-        return "<h4>congsim results</h4>" + self.summary.to_html(index=False)
+        """A notebook's view: what ran, the flows, the links that dropped packets and a cwnd
+        plot when the run recorded the series."""
+        from congsim.notebook import results_html
+
+        return results_html(self, self.wall_s)
 
     def __repr__(self) -> str:
         return f"Results(tables={self.names})"

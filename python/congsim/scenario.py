@@ -71,6 +71,12 @@ class Scenario:
             f"Scenario({self.name!r} from {self.source}, seed={self.seed}, replications={self.replications})"
         )
 
+    def _repr_html_(self) -> str:
+        """A notebook's view: name, duration, counts, and tables of the links and flows."""
+        from congsim.notebook import scenario_html
+
+        return scenario_html(self)
+
 
 def loads(text: str, source: str = "<string>", overrides: Mapping[str, Any] | None = None) -> Scenario:
     """Validates scenario TOML `text` after `overrides` (`{"tcp.variant": "tahoe",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import time
 from collections.abc import Callable
 from os import PathLike
 
@@ -47,5 +48,6 @@ def run(scenario: Scenario, replication: int = 0, progress: Progress | None = No
         raise TypeError(
             f"progress must be a function of (simulated_s, duration_s), not {type(progress).__name__}"
         )
+    started = time.perf_counter()
     tables = _core.run(scenario.text, scenario.source, replication, scenario.overrides_json(), progress)
-    return Results(tables)
+    return Results(tables, wall_s=time.perf_counter() - started)

@@ -67,7 +67,8 @@ impl SimDuration {
     pub const fn as_ps(self) -> u64 {
         self.0
     }
-    /// Seconds as `f64`, for output and statistics only.
+    /// Seconds as `f64`, for output, statistics and the controllers specified in floating
+    /// point (PIE's).
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_S as f64
     }
@@ -77,6 +78,10 @@ impl SimDuration {
     /// `self * k`, saturating.
     pub const fn mul(self, k: u64) -> Self {
         Self(self.0.saturating_mul(k))
+    }
+    /// `self - other`, or zero.
+    pub const fn saturating_sub(self, other: Self) -> Self {
+        Self(self.0.saturating_sub(other.0))
     }
 }
 

@@ -118,7 +118,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"priority\", limit_packets = 5, classes = [{}] }",
                 )
             }),
-            "bad.toml: links[0].queue.limit_packets: applies to kind = \"droptail\", \"red\", \"codel\" or \"fq_codel\" only (line 9, column 9)",
+            "bad.toml: links[0].queue.limit_packets: applies to kind = \"droptail\", \"red\", \"codel\", \"fq_codel\", \"pie\" or \"fq_pie\" only (line 9, column 9)",
         ),
         (
             "a field no queue has",
@@ -334,7 +334,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"sfq\" }",
                 )
             }),
-            "bad.toml: links[0].queue.kind: unknown variant `sfq`, expected one of `droptail`, `red`, `priority`, `cbq`, `codel`, `fq_codel` (line 9, column 9)",
+            "bad.toml: links[0].queue.kind: unknown variant `sfq`, expected one of `droptail`, `red`, `priority`, `cbq`, `codel`, `fq_codel`, `pie`, `fq_pie` (line 9, column 9)",
         ),
         (
             "CBR source without a route",

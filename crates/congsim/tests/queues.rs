@@ -1,5 +1,5 @@
 //! Queue disciplines from scenario files (issue #30): each packet's sojourn against the queue's
-//! own accounting, and what CoDel and FQ-CoDel are for.
+//! own accounting, and what CoDel, PIE and their FQ forms are for.
 
 mod common;
 
@@ -65,7 +65,7 @@ packet_size = "200B"
     )
 }
 
-const QUEUES: [(&str, &str); 5] = [
+const QUEUES: [(&str, &str); 7] = [
     ("droptail", "{ limit_packets = 60 }"),
     (
         "droptail, drop-front",
@@ -74,6 +74,8 @@ const QUEUES: [(&str, &str); 5] = [
     ("red", "{ kind = \"red\", limit_packets = 60 }"),
     ("codel", "{ kind = \"codel\" }"),
     ("fq_codel", "{ kind = \"fq_codel\" }"),
+    ("pie", "{ kind = \"pie\" }"),
+    ("fq_pie", "{ kind = \"fq_pie\" }"),
 ];
 
 /// The sojourn table of r0 -> r1: (time left, flow, wait).
@@ -156,5 +158,30 @@ fn codel_keeps_the_standing_queue_near_target_and_fq_codel_shields_the_voice_flo
     assert!(
         voice_codel > 2.0 * voice_fq,
         "{voice_codel} against {voice_fq} ms"
+    );
+}
+
+#[test]
+fn pie_holds_the_queue_near_its_target_and_fq_pie_shields_the_voice_flow() {
+    let pie = run_toml(&bottleneck("{ kind = \"pie\" }", 10));
+    let fq_pie = run_toml(&bottleneck("{ kind = \"fq_pie\" }", 10));
+    let (pie_rows, fq_rows) = (sojourns(&pie), sojourns(&fq_pie));
+    let (all, all_fq) = (mean_wait_ms(&pie_rows, None), mean_wait_ms(&fq_rows, None));
+    // PIE steers the delay to 15 ms with drops at enqueue (counted as early drops); it lets
+    // the queue swing above and below, so the mean is loosely bounded.
+    assert!(
+        (5.0..30.0).contains(&all),
+        "PIE near its 15 ms target: {all} ms"
+    );
+    assert!(bottleneck_link(&pie, "drops_early") > 0.0);
+    assert!((5.0..30.0).contains(&all_fq), "{all_fq} ms");
+    let (voice_pie, voice_fq) = (
+        mean_wait_ms(&pie_rows, Some("voice")),
+        mean_wait_ms(&fq_rows, Some("voice")),
+    );
+    assert!(voice_fq < 1.2, "{voice_fq} ms");
+    assert!(
+        voice_pie > 2.0 * voice_fq,
+        "{voice_pie} against {voice_fq} ms"
     );
 }

@@ -1,22 +1,30 @@
 """`congsim report DIR`: one self-contained HTML file for a folder of reproduced studies.
 
-Everything is inline (CSS, and figures as SVG drawn with matplotlib's object API), so the file
-opens offline and archives well. Per study: the comparison table with verdicts, one figure per
-reference metric (ours with 95 % confidence intervals against the reference values), and the
-traced run's total throughput, congestion windows and bottleneck queue over time.
+The page is rendered from the Jinja2 templates in `templates/` with autoescape on, so every
+value that comes from the data (a study's title, a claim, a label, an axis value) is escaped
+where it lands. Everything is inline (CSS, the few lines of script behind the configuration
+picker, and figures as SVG drawn with matplotlib's object API), so the file opens offline and
+archives well. Per study: the comparison table with verdicts, one figure per reference metric
+(ours with 95 % confidence intervals against the reference values), and the traced run's total
+throughput, congestion windows and bottleneck queue over time; where every configuration was
+traced, a picker shows the chosen configuration's figures.
 """
 
 from __future__ import annotations
 
-import html
 import io
 import json
+import os
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 if TYPE_CHECKING:
     import pandas as pd
+    from jinja2 import Environment
     from matplotlib.figure import Figure
 
     from congsim.studies import Study
@@ -32,17 +40,6 @@ STYLE: dict[Any, Any] = {
     "lines.linewidth": 1.4,
     "svg.fonttype": "none",
 }
-
-CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
-table { border-collapse: collapse; font-size: .85em; margin: 1em 0; }
-th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
-th { background: #f3f3f3; } td.agrees { background: #e6f4e6; } td.differs { background: #fbe3e3; }
-td.inconclusive { background: #fdf3d8; }
-.figures { display: flex; flex-wrap: wrap; gap: 1em; } .figure { flex: 1 1 480px; }
-.meta { color: #666; font-size: .85em; }
-"""
 
 
 def _svg(fig: Figure) -> str:
@@ -197,32 +194,61 @@ def _queue_figures(traces: Path) -> list[tuple[str, Figure]]:
     return []
 
 
+def traced_points(points: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The traced run of every configuration (`traces/points/NNN/`) and its parameters."""
+    return [
+        (folder, json.loads((folder / "configuration.json").read_text()))
+        for folder in sorted(p for p in points.iterdir() if p.is_dir())
+        if (folder / "configuration.json").exists()
+    ]
+
+
+def _point_name(params: dict[str, Any], group: list[dict[str, Any]], by: str | None) -> str:
+    """The distinct values that set a configuration apart within its group ("reno",
+    "reno + sack"), or its `by` value when none do."""
+    keys = [k for k in params if k != by and len({str(p.get(k)) for p in group}) > 1]
+    name = " + ".join(dict.fromkeys(str(params[k]) for k in keys if params[k] is not None))
+    return name or ("" if by is None else str(params.get(by)))
+
+
 def point_figures(points: Path, by: str) -> list[tuple[str, Figure]]:
     """Total TCP throughput over time of every traced configuration: one figure per value of
     `by`, one line per configuration (named by the axes that vary within the figure)."""
     import pandas as pd
 
     traced = []
-    for folder in sorted(p for p in points.iterdir() if p.is_dir()):
-        params = json.loads((folder / "configuration.json").read_text())
+    for folder, params in traced_points(points):
         flows = pd.read_parquet(folder / "flow_series.parquet")
         total = flows.groupby("time_s", sort=True)["throughput_bps"].sum() / 1e6
         traced.append((params, total))
     figures = []
     for value in dict.fromkeys(str(params.get(by)) for params, _ in traced):
         group = [(params, total) for params, total in traced if str(params.get(by)) == value]
-        keys = [k for k in group[0][0] if k != by and len({str(p.get(k)) for p, _ in group}) > 1]
         fig = _new_figure()
         ax = fig.add_subplot()
         for params, total in group:
-            # The distinct values that set this configuration apart ("reno", "reno + sack").
-            name = " + ".join(dict.fromkeys(str(params[k]) for k in keys if params[k] is not None)) or value
+            name = _point_name(params, [p for p, _ in group], by)
             ax.step(total.index, total.to_numpy(), where="post", label=name, linewidth=1.0)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("total TCP throughput (Mbps)")
         ax.legend(fontsize=7)
         figures.append((f"Total TCP throughput over time: {value} (replication 0 of each)", fig))
     return figures
+
+
+def configuration_names(traced: list[tuple[Path, dict[str, Any]]], by: str | None) -> list[str]:
+    """A short name for each traced configuration, as the picker lists it: its `by` value and
+    what sets it apart within that value's group ("only-tcp: reno + sack")."""
+    everything = [params for _, params in traced]
+    names = []
+    for folder, params in traced:
+        if by is None:
+            names.append(_point_name(params, everything, None) or folder.name)
+            continue
+        value = str(params.get(by))
+        within = _point_name(params, [p for p in everything if str(p.get(by)) == value], by)
+        names.append(value if within == value else f"{value}: {within}")
+    return names
 
 
 def sequence_figure(trace: pd.DataFrame, flow: str) -> Figure:
@@ -291,7 +317,162 @@ def write_sequence_figure(directory: str | Path, flow: str, output: str | Path |
     return out
 
 
-def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
+# What the page shows, as plain values: the templates lay them out and escape every one.
+
+
+@cache
+def _environment() -> Environment:
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    return Environment(
+        loader=PackageLoader("congsim.report", "templates"),
+        # Every value a template prints is escaped, whatever the file's name; only the HTML
+        # made here (matplotlib's SVG) is marked safe, in the templates, where it is used.
+        autoescape=select_autoescape(("html",), default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def _macro(name: str, *args: object) -> str:
+    """One macro of `study.html`, rendered (as an escaped HTML fragment)."""
+    return str(getattr(_environment().get_template("study.html").module, name)(*args))
+
+
+#: A verdict in words, as a paper-shaped cell's tooltip says it.
+VERDICT_WORDS = {
+    "agrees": "ours agree with the reference (our 95 % CI inside the band)",
+    "inconclusive": "inconclusive (our 95 % CI across an edge of the band)",
+    "differs": "ours differ from the reference (our 95 % CI outside the band)",
+}
+
+
+@dataclass(frozen=True)
+class FigureView:
+    caption: str
+    #: matplotlib's own SVG output, inlined as is.
+    svg: str
+
+
+@dataclass(frozen=True)
+class CellView:
+    text: str
+    #: The cell's class: its verdict, "n" for a number, or none.
+    css: str = ""
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Every compared value of a study, a row each."""
+
+    columns: list[str]
+    rows: list[list[CellView]]
+
+
+@dataclass(frozen=True)
+class PaperCellView:
+    verdict: str
+    words: str
+    reference: str
+    ours: str
+    ns2: str = ""
+    ns2_verdict: str = ""
+
+
+@dataclass(frozen=True)
+class PaperTableView:
+    """One reference table as the paper prints it."""
+
+    element_id: str
+    heading: str
+    row_axis: str
+    titles: list[str]
+    rows: list[tuple[str, list[PaperCellView | None]]]
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    claim: str
+    lhs_name: str
+    rhs_name: str
+    source: str
+    note: str
+    lhs: str
+    rhs: str
+    ratio: str
+    verdict: str
+    css: str
+
+
+@dataclass(frozen=True)
+class ClaimsView:
+    """The claims of one origin (the paper's, or congsim's own checks)."""
+
+    element_id: str
+    sentence: str
+    link: str
+    rows: list[ClaimView]
+
+
+@dataclass(frozen=True)
+class VariantView:
+    name: str
+    changes: str
+    said: str
+    why: str
+    links: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class ConfigurationView:
+    """One traced configuration, as the picker shows it."""
+
+    element_id: str
+    name: str
+    figures: list[FigureView]
+
+
+@dataclass
+class StudyView:
+    anchor: str
+    name: str
+    title: str
+    #: The section's parts: (element id, link text).
+    contents: list[tuple[str, str]] = field(default_factory=list)
+    values: str = ""
+    baselines: list[str] = field(default_factory=list)
+    #: Metric families judged by the order of their cells (one value lies in every band).
+    orders: list[str] = field(default_factory=list)
+    ns2_sentence: str = ""
+    source: str = ""
+    comparison_link: str = ""
+    paper_tables: list[PaperTableView] = field(default_factory=list)
+    ns2: bool = False
+    table: TableView | None = None
+    claims: list[ClaimsView] = field(default_factory=list)
+    variants: list[VariantView] = field(default_factory=list)
+    notes: str = ""
+    figures: list[FigureView] = field(default_factory=list)
+    configurations: list[ConfigurationView] = field(default_factory=list)
+    # The summary row.
+    values_text: str = "none"
+    baseline_text: str = "none"
+    claims_text: str = "none"
+    ns2_text: str = "none"
+
+
+def _figure_views(figures: list[tuple[str, Figure]]) -> list[FigureView]:
+    return [FigureView(caption, _svg(fig)) for caption, fig in figures]
+
+
+def _link(base: str, *parts: str) -> str:
+    """A link to a file of the results folder, relative to the page."""
+    return quote(base + "/".join(parts), safe="/")
+
+
+def _table_view(comparison: pd.DataFrame, axes: list[str]) -> TableView:
     from congsim.studies.judge import uncounted_label
 
     columns = [*axes, "metric", "reference", "mean", "ci_low", "ci_high", "band_low", "band_high", "verdict"]
@@ -300,7 +481,6 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
         at = columns.index("mean")
         columns[at:at] = ["ns2_mean", "ns2_ci_low", "ns2_ci_high", "ns2_n"]
         columns += ["ns2_verdict", "difference"]
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     rows = []
     for row in comparison.to_dict("records"):
         cells = []
@@ -309,12 +489,19 @@ def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
             text = f"{value:.4g}" if isinstance(value, float) else str(value)
             if c in ("ns2_n", "difference") and _axis_value(value) == "":
                 text = ""
-            css = f' class="{value}"' if c in ("verdict", "ns2_verdict") else ""
+            css = "n" if isinstance(value, float) else ""
+            if c in ("verdict", "ns2_verdict"):
+                css = str(value)
             if c == "verdict" and uncounted_label(row.get("scored")):
                 text += f" ({uncounted_label(row.get('scored'))})"
-            cells.append(f"<td{css}>{html.escape(text)}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            cells.append(CellView(text, css))
+        rows.append(cells)
+    return TableView(columns, rows)
+
+
+def _table(comparison: pd.DataFrame, axes: list[str]) -> str:
+    """Every compared value in one table, as HTML."""
+    return _macro("long_table", _table_view(comparison, axes))
 
 
 def _axis_value(value: object) -> str:
@@ -329,40 +516,41 @@ def _column_title(column: tuple[str, str], one_metric: bool, one_value: bool) ->
     return value if one_metric else f"{value} · {metric}"
 
 
-def _paper_cell(cell: dict[Any, Any] | None) -> str:
+def _paper_cell(cell: dict[Any, Any] | None) -> PaperCellView | None:
     """The paper's number over ours with its 95 % CI, coloured by the verdict."""
     from congsim.studies.judge import uncounted_label
 
     if cell is None:
-        return "<td></td>"
-    verdict = html.escape(str(cell["verdict"]))
+        return None
+    verdict = str(cell["verdict"])
     ours = f"{float(cell['mean']):.3g} [{float(cell['ci_low']):.3g}, {float(cell['ci_high']):.3g}]"
     label = uncounted_label(cell.get("scored"))
-    shown = f" ({label})" if label else ""
-    ns2 = ""
+    ours += f" ({label})" if label else ""
+    ns2 = ns2_verdict = ""
     if "ns2_verdict" in cell and _axis_value(cell.get("ns2_mean")) not in ("", "nan"):
         # ns-2.35 on the same set-up between the paper's number and ours, and what a
         # difference from the paper is (judge.add_ns2).
         difference = _axis_value(cell.get("difference"))
-        shown += f"; {difference}" if difference else ""
-        ns2 = (
-            f'<span class="meta">ns-2 {float(cell["ns2_mean"]):.3g} '
-            f"(ours: {html.escape(str(cell['ns2_verdict']))})</span><br>"
-        )
-    return (
-        f'<td class="{verdict}" title="{verdict}">{float(cell["reference"]):.4g}<br>{ns2}'
-        f'<span class="meta">{html.escape(ours)}{html.escape(shown)}</span></td>'
+        ours += f"; {difference}" if difference else ""
+        ns2 = f"{float(cell['ns2_mean']):.3g}"
+        ns2_verdict = str(cell["ns2_verdict"])
+    return PaperCellView(
+        verdict=verdict,
+        words=VERDICT_WORDS.get(verdict, verdict),
+        reference=f"{float(cell['reference']):.4g}",
+        ours=ours,
+        ns2=ns2,
+        ns2_verdict=ns2_verdict,
     )
 
 
-def _paper_tables(comparison: pd.DataFrame, layout: tuple[str, str | None], anchor: str) -> str:
-    """Each reference table laid out as the paper prints it: a row per value of the row axis, a
-    column per value of the column axis (and metric, where a table prints several), each cell
-    the paper's number over ours with its 95 % CI, coloured by the verdict."""
+def _paper_table_views(
+    comparison: pd.DataFrame, layout: tuple[str, str | None], anchor: str
+) -> list[PaperTableView]:
     import re
 
     row_axis, column_axis = layout
-    out = []
+    views = []
     for table_id, table in comparison.groupby("table", sort=False):
         records: list[dict[Any, Any]] = table.to_dict("records")
         keyed = [
@@ -380,38 +568,28 @@ def _paper_tables(comparison: pd.DataFrame, layout: tuple[str, str | None], anch
             cells.setdefault((row, column), record)
         one_metric = len({metric for _, metric in columns}) == 1
         one_value = len({value for value, _ in columns}) == 1
-        titles = "".join(f"<th>{html.escape(_column_title(c, one_metric, one_value))}</th>" for c in columns)
-        body = "".join(
-            f'<tr><td style="text-align:left">{html.escape(row)}</td>'
-            + "".join(_paper_cell(cells.get((row, column))) for column in columns)
-            + "</tr>"
-            for row in rows
-        )
         name = str(table_id)
-        heading = f"Table {name[1:]}" if name[:1] == "T" and name[1:].isdigit() else name
-        element_id = html.escape(f"{anchor}-table-" + re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-"))
-        out.append(
-            f'<h3 id="{element_id}">{html.escape(heading)}</h3>'
-            f"<table><thead><tr><th>{html.escape(row_axis)}</th>{titles}</tr></thead>"
-            f"<tbody>{body}</tbody></table>"
+        views.append(
+            PaperTableView(
+                element_id=f"{anchor}-table-" + re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-"),
+                heading=f"Table {name[1:]}" if name[:1] == "T" and name[1:].isdigit() else name,
+                row_axis=row_axis,
+                titles=[_column_title(c, one_metric, one_value) for c in columns],
+                rows=[(row, [_paper_cell(cells.get((row, column))) for column in columns]) for row in rows],
+            )
         )
-    if not out:
-        return ""
-    legend = (
-        '<p class="meta">Each cell: the paper\'s number, then ours with its 95 % CI; green agrees '
-        "(the CI inside the band), amber inconclusive, red differs.</p>"
-    )
-    if "ns2_verdict" in comparison:
-        legend += (
-            '<p class="meta">Between them, ns-2.35 run on the same set-up (its mean over its own '
-            "replications) and whether ours agree with it under the same band rule. A difference "
-            "from the paper that ns-2 shows too is marked set-up (the paper's unstated set-up or "
-            "simulator version), one only ours show model question.</p>"
-        )
-    return legend + "".join(out)
+    return views
 
 
-def _variants_list(folder: Path, study: Study | None) -> str:
+def _paper_tables(comparison: pd.DataFrame, layout: tuple[str, str | None], anchor: str) -> str:
+    """Each reference table laid out as the paper prints it: a row per value of the row axis, a
+    column per value of the column axis (and metric, where a table prints several), each cell
+    the paper's number over ours with its 95 % CI, coloured by the verdict."""
+    views = _paper_table_views(comparison, layout, anchor)
+    return _macro("paper_tables", views, "ns2_verdict" in comparison) if views else ""
+
+
+def _variant_views(folder: Path, study: Study | None, base: str) -> list[VariantView]:
     """The study's variants (other set-ups run beside the default): what each changes, why,
     and how it scores, with links to its tables."""
     import pandas as pd
@@ -421,8 +599,8 @@ def _variants_list(folder: Path, study: Study | None) -> str:
 
     root = folder / "variants"
     if study is None or not root.is_dir():
-        return ""
-    items = []
+        return []
+    views = []
     for variant in study.variants:
         where = root / variant.name
         if not (where / "comparison.csv").exists():
@@ -433,60 +611,148 @@ def _variants_list(folder: Path, study: Study | None) -> str:
         said = []
         if not scored.empty:
             said.append(
-                f"{int(counts.get('agrees', 0))} of {len(scored)} values agree, "
+                f"{int(counts.get('agrees', 0))} of {len(scored)} values agree with the reference, "
                 f"{int(counts.get('inconclusive', 0))} inconclusive, {int(counts.get('differs', 0))} differ"
             )
-        base = f"{html.escape(folder.name)}/variants/{html.escape(variant.name)}"
-        links = f'<a href="{base}/comparison.csv">comparison.csv</a>'
+        links = [(_link(base, folder.name, "variants", variant.name, "comparison.csv"), "comparison.csv")]
         if (where / "claims.csv").exists():
             claims = pd.read_csv(where / "claims.csv")
             paper = claims[claim_origins(claims) == "paper"]
             said.append(
                 f"{int((paper['verdict'] == 'holds').sum())} of {len(paper)} claims of the paper hold"
             )
-            links += f', <a href="{base}/claims.csv">claims.csv</a>'
-        changes = ", ".join(f"{path} = {json.dumps(value)}" for path, value in variant.overrides.items())
-        items.append(
-            f"<li><b>{html.escape(variant.name)}</b> ({html.escape(changes)}): "
-            f"{html.escape('; '.join(said))}. "
-            f'<span class="meta">{html.escape(variant.why)} Tables: {links}.</span></li>'
+            links.append((_link(base, folder.name, "variants", variant.name, "claims.csv"), "claims.csv"))
+        views.append(
+            VariantView(
+                name=variant.name,
+                changes=", ".join(
+                    f"{path} = {json.dumps(value)}" for path, value in variant.overrides.items()
+                ),
+                said="; ".join(said),
+                why=variant.why,
+                links=links,
+            )
         )
-    return f"<ul>{''.join(items)}</ul>" if items else ""
+    return views
 
 
-def _claims_table(claims: pd.DataFrame) -> str:
-    columns = ("claim", "left side (95 % CI)", "right side (95 % CI)", "ratio (95 % CI)", "verdict")
-    head = "".join(f"<th>{c}</th>" for c in columns)
-    rows = []
+def _claim_views(claims: pd.DataFrame) -> list[ClaimView]:
+    views = []
     for row in claims.to_dict("records"):
-        lhs = f"{row['factor']:g} x {row['lhs_mean']:.4g} [{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
-        rhs = f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]"
-        ratio = f"{row['ratio']:.3g} [{row['ratio_ci_low']:.3g}, {row['ratio_ci_high']:.3g}]"
-        css = "agrees" if row["verdict"] == "holds" else "differs"
-        sides = f"{html.escape(str(row['lhs']))} vs {html.escape(str(row['rhs']))}"
-        said = ""
-        if isinstance(row.get("source"), str) and row["source"]:
-            said = f'<br><span class="meta">&ldquo;{html.escape(row["source"])}&rdquo;</span>'
-        if row["verdict"] != "holds" and isinstance(row.get("note"), str) and row["note"]:
-            said += f'<br><span class="meta">note: {html.escape(row["note"])}</span>'
-        cells = [
-            f'<td style="text-align:left">{html.escape(str(row["claim"]))}<br>'
-            f'<span class="meta">{sides}</span>{said}</td>',
-            f"<td>{html.escape(lhs)}</td>",
-            f"<td>{html.escape(rhs)}</td>",
-            f"<td>{html.escape(ratio)}</td>",
-            f'<td class="{css}">{html.escape(str(row["verdict"]))}</td>',
-        ]
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        source = row.get("source")
+        note = row.get("note")
+        views.append(
+            ClaimView(
+                claim=str(row["claim"]),
+                lhs_name=str(row["lhs"]),
+                rhs_name=str(row["rhs"]),
+                source=source if isinstance(source, str) else "",
+                note=note if row["verdict"] != "holds" and isinstance(note, str) else "",
+                lhs=(
+                    f"{row['factor']:g} x {row['lhs_mean']:.4g} "
+                    f"[{row['lhs_ci_low']:.4g}, {row['lhs_ci_high']:.4g}]"
+                ),
+                rhs=f"{row['rhs_mean']:.4g} [{row['rhs_ci_low']:.4g}, {row['rhs_ci_high']:.4g}]",
+                ratio=f"{row['ratio']:.3g} [{row['ratio_ci_low']:.3g}, {row['ratio_ci_high']:.3g}]",
+                verdict=str(row["verdict"]),
+                css="agrees" if row["verdict"] == "holds" else "differs",
+            )
+        )
+    return views
 
 
-def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
-    """One study: the reference comparison and its figures, the claims, the notes, the traces;
-    and its row of the summary at the top."""
+def _baseline_words(comparison: pd.DataFrame, scored: pd.DataFrame) -> tuple[list[str], list[str], str]:
+    """What the trivial predictors score on the same bands (studies.judge.add_baselines), in
+    sentences for the section, with a line per metric judged by order, and in short for the
+    summary."""
     import pandas as pd
 
-    from congsim.studies.judge import baseline_score, ns2_score, scored_rows
+    from congsim.studies.judge import baseline_score
+
+    score = baseline_score(comparison)
+    # The table's other cells predict only a table's cells that have neighbours.
+    neighboured = (
+        int(pd.to_numeric(scored["baseline_within_table"], errors="coerce").notna().sum())
+        if "baseline_within_table" in scored
+        else score.compared
+    )
+    variant = (
+        ""
+        if score.variant is None
+        else f"one constant per TCP variant on {score.variant} of {score.compared}"
+    )
+    informative = ", ".join(score.informative)
+    ahead = (
+        f"clearly ahead of every guess on {informative}"
+        if informative
+        else "clearly ahead of every guess on no metric"
+    )
+    summary = "; ".join(
+        part
+        for part in (
+            f"a constant guess agrees on {score.constant} of {score.compared} cells",
+            f"the table's other cells agree on {score.within_table} of {neighboured}",
+            variant,
+            f"ours {ahead}",
+        )
+        if part
+    )
+    sentences = [
+        f"How much that says: a constant guess (each metric's mean reference value) agrees on "
+        f"{score.constant} of {score.compared} cells, the mean of the table's other cells on "
+        f"{score.within_table} of {neighboured}"
+        + (f", {variant}" if variant else "")
+        + ", each guess as precise as ours.",
+        f"Ours are {ahead}.",
+    ]
+    orders = [
+        f"{f.metric}: ours put {f.in_order} pairs of a table's cells in the paper's order, "
+        f"{f.reversed} in the reverse order"
+        for f in score.families
+        if f.flat
+    ]
+    return sentences, orders, summary
+
+
+def _ns2_words(comparison: pd.DataFrame) -> tuple[str, str] | None:
+    """Ours against ns-2 on the same set-up (judge.add_ns2), for the section and the summary."""
+    from congsim.studies.judge import ns2_score
+
+    second = ns2_score(comparison)
+    if second is None:
+        return None
+    version = second.version or "ns-2"
+    sentence = (
+        f"Against {version} run on the same set-up (its own replications, the same band rule around "
+        f"its mean) ours agree on {second.agrees} of {second.compared}, {second.inconclusive} are "
+        f"inconclusive and {second.differs} differ; of the values that differ from the paper, "
+        f"{second.setup} differ in ns-2 alike (the set-up's) and {second.model_questions} only here "
+        "(a model question)."
+    )
+    summary = (
+        f"ours agree with ns-2 on {second.agrees} of {second.compared}; of the differences from the "
+        f"paper, {second.setup} show in ns-2 too (set-up), {second.model_questions} only here "
+        "(model question)"
+    )
+    return sentence, summary
+
+
+def _configuration_views(points: Path, by: str | None, anchor: str) -> list[ConfigurationView]:
+    """The figures of every traced configuration, for the picker."""
+    traced = [(f, p) for f, p in traced_points(points) if (f / "flow_series.parquet").exists()]
+    return [
+        ConfigurationView(f"{anchor}-configuration-{folder.name}", name, _figure_views(trace_figures(folder)))
+        for (folder, _), name in zip(traced, configuration_names(traced, by), strict=True)
+    ]
+
+
+def _study_view(folder: Path, study: Study | None, base: str = "") -> StudyView:
+    """One study: the reference comparison and its figures, the claims, the variants, the
+    notes, the traces; and its row of the summary at the top. `base` leads every link to a
+    file of the results folder from the page."""
+    import pandas as pd
+
+    from congsim.studies.judge import scored_rows
     from congsim.studies.score import claim_origins
 
     comparison = pd.read_csv(folder / "comparison.csv", dtype=str)
@@ -496,14 +762,10 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         if c in comparison:
             comparison[c] = comparison[c].astype(float)
     axes = list(json.loads((folder / "plan.json").read_text())["runs"][0]["params"])
-    title = study.title if study else folder.name
-    anchor = f"study-{folder.name}"
-    parts = [f'<section id="{html.escape(anchor)}"><h2>{html.escape(folder.name)}: {html.escape(title)}</h2>']
-    # The section's own contents, filled in as its parts are known.
-    contents: list[tuple[str, str]] = []
-    values_text = claims_text = "none"
-    baseline_text = "none"
-    ns2_text = "none"
+    view = StudyView(
+        anchor=f"study-{folder.name}", name=folder.name, title=study.title if study else folder.name
+    )
+    anchor = view.anchor
     figures: list[tuple[str, Figure]] = []
     if not comparison.empty:
         # The axes the reference names its configurations by.
@@ -511,63 +773,25 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         scored = scored_rows(comparison)
         agree = int((scored["verdict"] == "agrees").sum())
         inconclusive = int((scored["verdict"] == "inconclusive").sum())
-        values_text = f"{agree} of {len(scored)} agree, {inconclusive} inconclusive"
-        source = html.escape(str(comparison["source"].iloc[0]))
-        baseline = ""
-        if "baseline_within_table_agrees" in comparison:
-            # The trivial predictors' scores on the same bands (studies.judge.add_baselines).
-            score = baseline_score(comparison)
-            constant = score.constant
-            baseline_text = f"{constant} of {score.compared}, table {score.within_table}"
-            baseline = (
-                f" A constant at each metric's reference mean, as precise as ours, agrees on {constant}, "
-                f"the mean of the table's other cells on {score.within_table}"
-            )
-            if "baseline_variant_agrees" in comparison:
-                per_variant = score.variant
-                baseline_text += f", per variant {per_variant}"
-                baseline += f", one constant per variant {per_variant}"
-            informative = ", ".join(score.informative) or "none"
-            baseline_text += f"; informative: {informative}"
-            baseline += f". Metric families where ours are clearly ahead of both: {informative}."
-            baseline += "".join(
-                f" {f.metric}: one value lies in every band, so it is judged by order: {f.in_order} "
-                f"pairs of a table's cells in the paper's order, {f.reversed} reversed."
-                for f in score.families
-                if f.flat
-            )
-        second = ns2_score(comparison)
-        if second is not None:
-            ns2_text = (
-                f"{second.agrees} of {second.compared} agree; differences from the paper: "
-                f"{second.setup} set-up, {second.model_questions} model question"
-            )
-            baseline += (
-                f" Against {second.version} run on the same set-up (its own replications, the same "
-                f"band rule around its mean) ours agree on {second.agrees} of {second.compared}, "
-                f"{second.inconclusive} inconclusive, {second.differs} differ; of the values that "
-                f"differ from the paper, {second.setup} differ in ns-2 alike (the set-up's) and "
-                f"{second.model_questions} only here (a model question)."
-            )
-        contents.append((f"{anchor}-values", "reference values"))
-        parts.append(
-            f'<p id="{html.escape(anchor)}-values">{agree} of {len(scored)} values agree (the 95 % CI '
-            f"inside the band), {inconclusive} inconclusive (the CI across an edge of the band)."
-            f"{html.escape(baseline)} "
-            f'<span class="meta">Reference: {source}; table as '
-            f'<a href="{html.escape(folder.name)}/comparison.csv">comparison.csv</a></span></p>'
+        differs = int((scored["verdict"] == "differs").sum())
+        view.values_text = f"{agree} of {len(scored)} agree, {inconclusive} inconclusive, {differs} differ"
+        view.values = (
+            f"{agree} of {len(scored)} values agree with the reference (our 95 % CI inside the agreement "
+            f"band), {inconclusive} are inconclusive (the CI across an edge of the band) and "
+            f"{differs} differ (the CI outside the band)."
         )
-        shaped = ""
+        view.source = str(comparison["source"].iloc[0])
+        view.comparison_link = _link(base, folder.name, "comparison.csv")
+        if "baseline_within_table_agrees" in comparison:
+            view.baselines, view.orders, view.baseline_text = _baseline_words(comparison, scored)
+        ns2 = _ns2_words(comparison)
+        if ns2 is not None:
+            view.ns2_sentence, view.ns2_text = ns2
+            view.ns2 = True
+        view.contents.append((f"{anchor}-values", "reference values"))
         if study is not None and study.layout is not None and "table" in comparison:
-            shaped = _paper_tables(comparison, study.layout, anchor)
-        if shaped:
-            # The paper's tables as printed, then every row in one long table, folded.
-            parts.append(
-                shaped + "<details><summary>Every compared value in one table</summary>"
-                f"{_table(comparison, axes)}</details>"
-            )
-        else:
-            parts.append(_table(comparison, axes))
+            view.paper_tables = _paper_table_views(comparison, study.layout, anchor)
+        view.table = _table_view(comparison, axes)
         figures += [
             (f"{m} against the reference", metric_figure(comparison, axes, m))
             for m in dict.fromkeys(comparison["metric"])
@@ -576,7 +800,7 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
         claims = pd.read_csv(folder / "claims.csv")
         origins = claim_origins(claims)
         texts = []
-        contents.append((f"{anchor}-claims", "claims"))
+        view.contents.append((f"{anchor}-claims", "claims"))
         for origin, label in (("paper", "claims of the paper"), ("check", "of congsim's own checks")):
             part = claims[origins == origin]
             if part.empty:
@@ -587,41 +811,44 @@ def _study_section(folder: Path, study: Study | None) -> tuple[str, str]:
                 f"{holding} of {len(part)} {label.removeprefix('of ')} hold"
                 + "".join(f", {int(counts[v])} {v}" for v in ("not significant", "fails") if v in counts)
             )
-            element_id = f' id="{html.escape(anchor)}-claims"' if origin == "paper" or len(texts) == 1 else ""
-            parts.append(
-                f"<p{element_id}>{holding} of {len(part)} {label} hold with 95 % confidence (paired over "
-                "replications, which share their random streams); "
-                f'table as <a href="{html.escape(folder.name)}/claims.csv">claims.csv</a>.</p>'
-                + _claims_table(part)
+            view.claims.append(
+                ClaimsView(
+                    element_id=f"{anchor}-claims" if origin == "paper" or len(texts) == 1 else "",
+                    sentence=(
+                        f"{holding} of {len(part)} {label} hold with 95 % confidence (paired over "
+                        "replications, which share their random streams)"
+                    ),
+                    link=_link(base, folder.name, "claims.csv"),
+                    rows=_claim_views(part),
+                )
             )
-        claims_text = "; ".join(texts)
-    variants = _variants_list(folder, study)
-    if variants:
-        contents.append((f"{anchor}-variants", "variants"))
-        parts.append(f'<h3 id="{html.escape(anchor)}-variants">Variants</h3>{variants}')
+        view.claims_text = "; ".join(texts)
+    view.variants = _variant_views(folder, study, base)
+    if view.variants:
+        view.contents.append((f"{anchor}-variants", "variants"))
     if study is not None and study.notes:
-        parts.append(f'<p class="meta">{html.escape(study.notes)}</p>')
-    if (folder / "traces" / "flow_series.parquet").exists():
+        view.notes = study.notes
+    points = folder / "traces" / "points"
+    if points.is_dir():
+        # Every configuration traced: the picker shows each one's run (the first of them is
+        # the configuration traced alone otherwise), the grid their throughput side by side.
+        view.configurations = _configuration_views(points, study.trace_points_by if study else None, anchor)
+        if study is not None and study.trace_points_by:
+            figures += point_figures(points, study.trace_points_by)
+    if not view.configurations and (folder / "traces" / "flow_series.parquet").exists():
         figures += trace_figures(folder / "traces")
-    if study is not None and study.trace_points_by and (folder / "traces" / "points").is_dir():
-        figures += point_figures(folder / "traces" / "points", study.trace_points_by)
-    blocks = "".join(
-        f'<div class="figure"><h3>{html.escape(caption)}</h3>{_svg(fig)}</div>' for caption, fig in figures
-    )
-    if figures:
-        contents.append((f"{anchor}-figures", "figures"))
-    parts.append(f'<div class="figures" id="{html.escape(anchor)}-figures">{blocks}</div></section>')
-    links = " · ".join(f'<a href="#{html.escape(target)}">{text}</a>' for target, text in contents)
-    parts.insert(
-        1, f'<p class="meta">In this section: {links} · <a href="#summary">back to the summary</a></p>'
-    )
-    summary = (
-        f'<tr><td style="text-align:left"><a href="#{html.escape(anchor)}">'
-        f'{html.escape(folder.name)}</a></td><td style="text-align:left">{html.escape(title)}</td>'
-        f"<td>{html.escape(values_text)}</td><td>{html.escape(baseline_text)}</td>"
-        f"<td>{html.escape(claims_text)}</td><td>{html.escape(ns2_text)}</td></tr>"
-    )
-    return "".join(parts), summary
+    view.figures = _figure_views(figures)
+    if view.figures:
+        view.contents.append((f"{anchor}-figures", "figures"))
+    if view.configurations:
+        view.contents.append((f"{anchor}-configurations", "traced configurations"))
+    return view
+
+
+def _study_section(folder: Path, study: Study | None, base: str = "") -> tuple[str, str]:
+    """One study's section and its row of the summary, as HTML."""
+    view = _study_view(folder, study, base)
+    return _macro("section", view), _macro("summary_row", view)
 
 
 def build_report(directory: str | Path, output: str | Path | None = None) -> Path:
@@ -634,37 +861,30 @@ def build_report(directory: str | Path, output: str | Path | None = None) -> Pat
     folders = sorted(p.parent for p in directory.glob("*/comparison.csv"))
     if not folders:
         raise FileNotFoundError(f"{directory}: no reproduced studies here (run congsim reproduce first)")
-    sections = []
-    summaries = []
+    target = Path(output) if output is not None else directory / "report.html"
+    # Links to the results' files are relative to the page, and the page names the results
+    # folder by its name only: no path of this machine is written into it. A page whose only
+    # way to the folder is through the file system's root links as if it sat in the folder.
+    results, page_folder = directory.resolve(), target.resolve().parent
+    try:
+        common = Path(os.path.commonpath([results, page_folder]))
+        relative = Path(os.path.relpath(results, page_folder)).as_posix()
+    except ValueError:  # another drive (Windows)
+        common, relative = Path(results.anchor), "."
+    if common == Path(common.anchor):
+        relative = "."
+    base = "" if relative == "." else relative + "/"
     with mpl.rc_context(STYLE):
-        for folder in folders:
-            section, summary = _study_section(folder, STUDIES.get(folder.name))
-            sections.append(section)
-            summaries.append(summary)
-    head = "".join(
-        f"<th>{c}</th>"
-        for c in (
-            "study",
-            "paper",
-            "reference values",
-            "trivial baselines agree",
-            "claims (95 % confidence)",
-            "against ns-2.35 on the same set-up",
+        studies = [_study_view(folder, STUDIES.get(folder.name), base) for folder in folders]
+    page = (
+        _environment()
+        .get_template("report.html")
+        .render(
+            results=results.name or "the results folder",
+            stamp=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            studies=studies,
+            picker=any(s.configurations for s in studies),
         )
     )
-    summary_table = (
-        '<nav id="summary"><h2>Summary</h2><table class="summary"><thead><tr>'
-        f"{head}</tr></thead><tbody>{''.join(summaries)}</tbody></table></nav>"
-    )
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    page = (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>congsim report</title><style>{CSS}</style></head><body>"
-        f'<h1>congsim report</h1><p class="meta">{html.escape(str(directory))}, written {stamp}</p>'
-        + summary_table
-        + "".join(sections)
-        + "</body></html>\n"
-    )
-    target = Path(output) if output is not None else directory / "report.html"
     target.write_text(page, encoding="utf-8")
     return target

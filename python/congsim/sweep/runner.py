@@ -331,6 +331,12 @@ class SweepOutcome:
         by = [*self.plan.parameters, "table", "flow", "metric"]
         return summarize(self.results(), by, level)
 
+    def _repr_html_(self) -> str:
+        """A notebook's view: the sweep's runs and the first rows of `statistics()`."""
+        from congsim.notebook import sweep_html
+
+        return sweep_html(self)
+
 
 #: Worker processes a sweep may start (the command line allows the same).
 MAX_WORKERS = 4096

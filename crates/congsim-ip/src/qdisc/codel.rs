@@ -4,7 +4,7 @@
 //! `target` for an `interval`, then at a rate rising with the square root of the drops.
 //!
 //! [`CodelVars`] and [`codel_dequeue`] are the control law alone, over any source of packets
-//! ([`CodelSource`]): [`Codel`] is one FIFO under it, FQ-CoDel (`fq_codel.rs`) one per flow
+//! ([`CodelSource`]): [`Codel`] is one FIFO under it, FQ-CoDel (`fq.rs`) one per flow
 //! queue.
 
 use crate::drops::DropReason;
@@ -90,7 +90,7 @@ fn newton_step(rec: u16, count: u32) -> u16 {
 
 /// The control law's state (Linux `struct codel_vars`).
 #[derive(Clone, Debug)]
-pub(super) struct CodelVars {
+pub struct CodelVars {
     /// Drops (and marks) since entering the dropping state.
     pub(super) count: u32,
     /// `count` when the dropping state was last entered.

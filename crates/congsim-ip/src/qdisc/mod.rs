@@ -3,14 +3,18 @@
 mod cbq;
 mod codel;
 mod droptail;
-mod fq_codel;
+mod fq;
+mod pie;
 mod priority;
 mod red;
 
 pub use cbq::{CBQ_PRIORITIES, Cbq, CbqClassConfig, CbqConfig, LinkSharing};
 pub use codel::{Codel, CodelParams, CodelStats};
 pub use droptail::{AdmissionBounds, DropTail};
-pub use fq_codel::{FqCodel, FqCodelParams};
+pub use fq::{
+    FlowAqm, FlowSource, Fq, FqCodel, FqCodelParams, FqOverflow, FqParams, FqPie, FqPieParams,
+};
+pub use pie::{Pie, PieParams, PieStats, PieVars};
 pub use priority::Priority;
 pub use red::{Red, RedParams, RedStats};
 
@@ -101,6 +105,8 @@ pub enum Qdisc {
     Cbq(Box<Cbq>),
     Codel(Box<Codel>),
     FqCodel(Box<FqCodel>),
+    Pie(Box<Pie>),
+    FqPie(Box<FqPie>),
 }
 
 impl Qdisc {
@@ -122,10 +128,16 @@ impl Qdisc {
             },
             // Overflow drops the fattest queue's head, which the link collects as any drop
             // inside the queue ([`Self::dropped_inside`]).
-            Self::FqCodel(q) => {
-                q.enqueue(now, pkt, also_waiting.0);
-                Enqueued::Accepted
-            }
+            Self::FqCodel(q) => Self::arrival(q.enqueue(now, pkt, also_waiting.0)),
+            Self::Pie(q) => Self::arrival(q.enqueue(now, pkt, also_waiting.0)),
+            Self::FqPie(q) => Self::arrival(q.enqueue(now, pkt, also_waiting.0)),
+        }
+    }
+
+    fn arrival(decided: Result<(), (Packet, DropReason)>) -> Enqueued {
+        match decided {
+            Ok(()) => Enqueued::Accepted,
+            Err((pkt, reason)) => Enqueued::DroppedArrival(pkt, reason),
         }
     }
     /// Scheduled path: the transmitter is free at `now`.
@@ -137,6 +149,8 @@ impl Qdisc {
             Self::Cbq(q) => q.dequeue(now),
             Self::Codel(q) => q.dequeue(now),
             Self::FqCodel(q) => q.dequeue(now),
+            Self::Pie(q) => q.dequeue(now),
+            Self::FqPie(q) => q.dequeue(now),
         }
     }
 
@@ -147,7 +161,12 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => q.is_fifo_admission_only(),
             Self::Red(_) => true,
-            Self::Priority(_) | Self::Cbq(_) | Self::Codel(_) | Self::FqCodel(_) => false,
+            Self::Priority(_)
+            | Self::Cbq(_)
+            | Self::Codel(_)
+            | Self::FqCodel(_)
+            | Self::Pie(_)
+            | Self::FqPie(_) => false,
         }
     }
 
@@ -156,7 +175,12 @@ impl Qdisc {
         match self {
             Self::DropTail(q) => matches!(q.limit(), QueueLimit::Packets(_)),
             Self::Red(q) => !q.params().queue_in_bytes,
-            Self::Priority(_) | Self::Cbq(_) | Self::Codel(_) | Self::FqCodel(_) => false,
+            Self::Priority(_)
+            | Self::Cbq(_)
+            | Self::Codel(_)
+            | Self::FqCodel(_)
+            | Self::Pie(_)
+            | Self::FqPie(_) => false,
         }
     }
 
@@ -166,9 +190,13 @@ impl Qdisc {
     pub fn admission_bounds(&self) -> Option<AdmissionBounds> {
         match self {
             Self::DropTail(q) => Some(q.bounds()),
-            Self::Red(_) | Self::Priority(_) | Self::Cbq(_) | Self::Codel(_) | Self::FqCodel(_) => {
-                None
-            }
+            Self::Red(_)
+            | Self::Priority(_)
+            | Self::Cbq(_)
+            | Self::Codel(_)
+            | Self::FqCodel(_)
+            | Self::Pie(_)
+            | Self::FqPie(_) => None,
         }
     }
 
@@ -190,8 +218,13 @@ impl Qdisc {
                     .admit(queued_packets, queued_bytes, u64::from(pkt.size_bytes))
             }
             Self::Red(q) => q.decide(at, queued_packets, queued_bytes, idle_since, pkt),
-            Self::Priority(_) | Self::Cbq(_) | Self::Codel(_) | Self::FqCodel(_) => {
-                unreachable!("class-based queues and CoDel are served on the scheduled path")
+            Self::Priority(_)
+            | Self::Cbq(_)
+            | Self::Codel(_)
+            | Self::FqCodel(_)
+            | Self::Pie(_)
+            | Self::FqPie(_) => {
+                unreachable!("class-based queues, CoDel and PIE are served on the scheduled path")
             }
         }
     }
@@ -205,6 +238,8 @@ impl Qdisc {
             Self::Cbq(q) => q.len_packets(),
             Self::Codel(q) => q.len_packets(),
             Self::FqCodel(q) => q.len_packets(),
+            Self::Pie(q) => q.len_packets(),
+            Self::FqPie(q) => q.len_packets(),
         }
     }
     /// Bytes waiting (the one in service excluded).
@@ -216,6 +251,8 @@ impl Qdisc {
             Self::Cbq(q) => q.len_bytes(),
             Self::Codel(q) => q.len_bytes(),
             Self::FqCodel(q) => q.len_bytes(),
+            Self::Pie(q) => q.len_bytes(),
+            Self::FqPie(q) => q.len_bytes(),
         }
     }
 
@@ -237,11 +274,13 @@ impl Qdisc {
     }
 
     /// When the packet last dequeued was enqueued, for the disciplines that keep it (CoDel,
-    /// FQ-CoDel); a FIFO's is the oldest enqueue time its link holds.
+    /// PIE and their FQ forms); a FIFO's is the oldest enqueue time its link holds.
     pub fn last_enqueued(&self) -> Option<SimTime> {
         match self {
             Self::Codel(q) => Some(q.last_enqueued()),
             Self::FqCodel(q) => Some(q.last_enqueued()),
+            Self::Pie(q) => Some(q.last_enqueued()),
+            Self::FqPie(q) => Some(q.last_enqueued()),
             _ => None,
         }
     }
@@ -252,12 +291,14 @@ impl Qdisc {
         !matches!(self, Self::Priority(_) | Self::Cbq(_))
     }
 
-    /// Packets the discipline set CE on (RED's marks, CoDel's).
+    /// Packets the discipline set CE on (RED's marks, CoDel's, PIE's).
     pub fn marks(&self) -> u64 {
         match self {
             Self::Red(q) => q.stats().marks,
             Self::Codel(q) => q.stats().ecn_marks + q.stats().ce_marks,
             Self::FqCodel(q) => q.stats().ecn_marks + q.stats().ce_marks,
+            Self::Pie(q) => q.stats().ecn_marks,
+            Self::FqPie(q) => q.stats().ecn_marks,
             Self::DropTail(_) | Self::Priority(_) | Self::Cbq(_) => 0,
         }
     }
@@ -270,7 +311,10 @@ impl Qdisc {
         let dropped = match self {
             Self::Codel(q) => q.dropped(),
             Self::FqCodel(q) => q.dropped(),
-            Self::DropTail(_) | Self::Red(_) | Self::Priority(_) | Self::Cbq(_) => return None,
+            Self::FqPie(q) => q.dropped(),
+            Self::DropTail(_) | Self::Red(_) | Self::Priority(_) | Self::Cbq(_) | Self::Pie(_) => {
+                return None;
+            }
         };
         (!dropped.is_empty()).then_some(dropped)
     }
@@ -280,7 +324,12 @@ impl Qdisc {
         match self {
             Self::Priority(q) => q.class_stats(),
             Self::Cbq(q) => q.class_stats(),
-            Self::DropTail(_) | Self::Red(_) | Self::Codel(_) | Self::FqCodel(_) => &[],
+            Self::DropTail(_)
+            | Self::Red(_)
+            | Self::Codel(_)
+            | Self::FqCodel(_)
+            | Self::Pie(_)
+            | Self::FqPie(_) => &[],
         }
     }
 

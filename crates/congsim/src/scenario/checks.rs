@@ -380,7 +380,7 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
     out
 }
 
-/// DCTCP flows whose data crosses no queue that marks (RED, CoDel or FQ-CoDel with `ecn_marking`, or a scripted
+/// DCTCP flows whose data crosses no queue that marks (RED, CoDel, PIE or their FQ forms with `ecn_marking`, or a scripted
 /// mark): they answer no mark, and run as their loss recovery alone.
 fn dctcp_without_marks(s: &Scenario, scripted: &[Scripted]) -> Option<ScenarioWarning> {
     let marks = |link: LinkId| match &s.links[link.index()].queue {
@@ -391,6 +391,8 @@ fn dctcp_without_marks(s: &Scenario, scripted: &[Scripted]) -> Option<ScenarioWa
         QueueDiscipline::FqCodel { params, .. } => {
             params.codel.ecn_marking || params.codel.ce_threshold.is_some()
         }
+        QueueDiscipline::Pie { params, .. } => params.ecn_marking,
+        QueueDiscipline::FqPie { params, .. } => params.pie.ecn_marking,
         _ => false,
     };
     let unmarked: Vec<&str> = (s.flows.iter().enumerate())
@@ -407,7 +409,7 @@ fn dctcp_without_marks(s: &Scenario, scripted: &[Scripted]) -> Option<ScenarioWa
     (!quoted.is_empty()).then(|| ScenarioWarning {
         path: "tcp.congestion_control".into(),
         message: format!(
-            "dctcp, but no queue on the path of {} marks (RED, CoDel or FQ-CoDel with ecn_marking = true, or [[marks]]): it sees no echo and runs as its loss recovery alone",
+            "dctcp, but no queue on the path of {} marks (RED, CoDel, PIE or their FQ forms with ecn_marking = true, or [[marks]]): it sees no echo and runs as its loss recovery alone",
             listing(quoted.iter().map(String::as_str))
         ),
     })

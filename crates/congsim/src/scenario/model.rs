@@ -12,7 +12,7 @@ use congsim_core::time::SimDuration;
 use congsim_core::units::Rate;
 use congsim_core::{FlowId, LinkId, NodeId};
 use congsim_ip::cbr::CbrConfig;
-use congsim_ip::qdisc::{CbqConfig, CodelParams, FqCodelParams, RedParams};
+use congsim_ip::qdisc::{CbqConfig, CodelParams, FqCodelParams, FqPieParams, PieParams, RedParams};
 use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::{ReceiverConfig, SenderConfig};
 use std::fmt;
@@ -73,6 +73,15 @@ pub enum QueueDiscipline {
         params: Box<FqCodelParams>,
         hash_seed: Option<u64>,
     },
+    Pie {
+        params: Box<PieParams>,
+        limit_packets: u64,
+    },
+    /// FQ-PIE; `hash_seed` as FQ-CoDel's.
+    FqPie {
+        params: Box<FqPieParams>,
+        hash_seed: Option<u64>,
+    },
 }
 
 impl QueueDiscipline {
@@ -85,6 +94,8 @@ impl QueueDiscipline {
             Self::Cbq { .. } => "cbq",
             Self::Codel { .. } => "codel",
             Self::FqCodel { .. } => "fq_codel",
+            Self::Pie { .. } => "pie",
+            Self::FqPie { .. } => "fq_pie",
         }
     }
 }

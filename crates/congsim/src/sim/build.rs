@@ -196,10 +196,28 @@ fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> 
                 let hash_seed = hash_seed.unwrap_or_else(|| {
                     (streams.stream(&format!("link/{}/fq_hash", l.name))).next_u64()
                 });
-                Qdisc::FqCodel(Box::new(FqCodel::new(&FqCodelParams {
-                    hash_seed,
-                    ..(**params).clone()
-                })))
+                let mut params = (**params).clone();
+                params.fq.hash_seed = hash_seed;
+                Qdisc::FqCodel(Box::new(FqCodel::new(&params)))
+            }
+            QueueDiscipline::Pie {
+                params,
+                limit_packets,
+            } => Qdisc::Pie(Box::new(Pie::new(
+                (**params).clone(),
+                *limit_packets,
+                streams.stream(&format!("link/{}/pie", l.name)),
+            ))),
+            QueueDiscipline::FqPie { params, hash_seed } => {
+                let hash_seed = hash_seed.unwrap_or_else(|| {
+                    (streams.stream(&format!("link/{}/fq_hash", l.name))).next_u64()
+                });
+                let mut params = (**params).clone();
+                params.fq.hash_seed = hash_seed;
+                Qdisc::FqPie(Box::new(FqPie::new(
+                    &params,
+                    streams.stream(&format!("link/{}/pie", l.name)),
+                )))
             }
         },
         scripted: l.scripted.clone(),

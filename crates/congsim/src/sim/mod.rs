@@ -21,7 +21,7 @@ use congsim_core::wire::Packet;
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
 use congsim_ip::cbr::CbrSource;
 use congsim_ip::link::LinkConfig;
-use congsim_ip::qdisc::{Cbq, Classifier, Codel, DropTail, FqCodel, FqCodelParams, Priority, Red};
+use congsim_ip::qdisc::{Cbq, Classifier, Codel, DropTail, FqCodel, FqPie, Pie, Priority, Red};
 use congsim_ip::{LimitSemantics, Link, Offer, Qdisc};
 use congsim_tcp::congestion::Controller;
 use congsim_tcp::{AckPolicy, Segment, TcpReceiver, TcpSender, TimerMode};

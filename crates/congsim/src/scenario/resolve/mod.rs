@@ -246,9 +246,14 @@ fn resolve_links(
             ));
         }
         let queue = resolve_queue(ctx, &p, spec)?;
-        if let QueueDiscipline::FqCodel { params, .. } = &queue {
+        let flow_queues = match &queue {
+            QueueDiscipline::FqCodel { params, .. } => Some(params.fq.flows),
+            QueueDiscipline::FqPie { params, .. } => Some(params.fq.flows),
+            _ => None,
+        };
+        if let Some(flows) = flow_queues {
             let directions = if spec.duplex { 2 } else { 1 };
-            fq_queues += directions * u64::from(params.flows);
+            fq_queues += directions * u64::from(flows);
             let limits = ctx.limits;
             limits.check(
                 "fq_queues",
@@ -257,7 +262,7 @@ fn resolve_links(
                 &format!("{p}.queue.flows"),
                 || {
                     format!(
-                        "the FQ-CoDel links up to this one hold {} flow queues",
+                        "the FQ links up to this one hold {} flow queues",
                         limits::grouped(fq_queues)
                     )
                 },
@@ -562,7 +567,7 @@ fn resolve_sojourn_links(
             return Err(ctx.err(
                 p,
                 format!(
-                    "\"{name}\" has a {} queue, whose packets' waits are not kept; sojourns are recorded for droptail, red, codel and fq_codel queues",
+                    "\"{name}\" has a {} queue, whose packets' waits are not kept; sojourns are recorded for droptail, red, codel, fq_codel, pie and fq_pie queues",
                     link.queue.kind_name()
                 ),
             ));

@@ -8,7 +8,8 @@ use crate::scenario::schema::*;
 use crate::scenario::units::{DurationText, SizeText};
 use congsim_core::time::SimDuration;
 use congsim_ip::qdisc::{
-    CBQ_PRIORITIES, CbqClassConfig, CbqConfig, CodelParams, FqCodelParams, LinkSharing, RedParams,
+    CBQ_PRIORITIES, CbqClassConfig, CbqConfig, CodelParams, FqCodelParams, FqOverflow, FqParams,
+    FqPieParams, LinkSharing, PieParams, RedParams,
 };
 use congsim_ip::{LimitSemantics, QueueLimit};
 use std::collections::BTreeMap;
@@ -202,50 +203,158 @@ pub(super) fn resolve_queue(
             )?,
             limit_packets: at_least_one(ctx, &field("limit_packets"), q.limit_packets, 1000)?,
         }),
-        QueueSpec::FqCodel(q) => {
-            let flows = match q.flows {
-                Some(0) => return Err(ctx.err(field("flows"), "must be at least 1")),
-                Some(n) if n > MAX_FQ_FLOWS => {
-                    return Err(ctx.err(field("flows"), format!("must be at most {MAX_FQ_FLOWS}")));
-                }
-                other => other.unwrap_or(1024),
-            };
-            let quantum_bytes = match &q.quantum {
-                None => 1514,
-                Some(size) => u32::try_from(size.value.0)
-                    .ok()
-                    .filter(|&b| b > 0)
-                    .ok_or_else(|| ctx.err(field("quantum"), "must be 1B to 4GB"))?,
-            };
-            let drop_batch_size = match q.drop_batch_size {
-                Some(0) => return Err(ctx.err(field("drop_batch_size"), "must be at least 1")),
-                other => other.unwrap_or(64),
-            };
-            Ok(QueueDiscipline::FqCodel {
-                params: Box::new(FqCodelParams {
-                    codel: codel_params(
-                        ctx,
-                        p,
-                        [&q.target, &q.interval, &q.ce_threshold],
-                        &q.mtu,
-                        q.ecn_marking.unwrap_or(true),
-                    )?,
-                    limit_packets: at_least_one(
-                        ctx,
-                        &field("limit_packets"),
-                        q.limit_packets,
-                        10240,
-                    )?,
-                    flows,
-                    quantum_bytes,
-                    drop_batch_size,
-                    hash_seed: 0,
-                    mtu_per_queue: q.mtu_per_queue.unwrap_or(false),
-                }),
-                hash_seed: q.hash_seed,
-            })
-        }
+        QueueSpec::FqCodel(q) => Ok(QueueDiscipline::FqCodel {
+            params: Box::new(FqCodelParams {
+                fq: fq_params(
+                    ctx,
+                    p,
+                    FqFields {
+                        limit_packets: q.limit_packets,
+                        flows: q.flows,
+                        quantum: &q.quantum,
+                        drop_batch_size: q.drop_batch_size,
+                    },
+                    FqOverflow::FatFlow,
+                )?,
+                codel: codel_params(
+                    ctx,
+                    p,
+                    [&q.target, &q.interval, &q.ce_threshold],
+                    &q.mtu,
+                    q.ecn_marking.unwrap_or(true),
+                )?,
+                mtu_per_queue: q.mtu_per_queue.unwrap_or(false),
+            }),
+            hash_seed: q.hash_seed,
+        }),
+        QueueSpec::Pie(q) => Ok(QueueDiscipline::Pie {
+            params: Box::new(pie_params(ctx, p, &q.pie_fields())?),
+            limit_packets: at_least_one(ctx, &field("limit_packets"), q.limit_packets, 1000)?,
+        }),
+        QueueSpec::FqPie(q) => Ok(QueueDiscipline::FqPie {
+            params: Box::new(FqPieParams {
+                fq: fq_params(
+                    ctx,
+                    p,
+                    FqFields {
+                        limit_packets: q.limit_packets,
+                        flows: q.flows,
+                        quantum: &q.quantum,
+                        drop_batch_size: q.drop_batch_size,
+                    },
+                    match q.overflow {
+                        None | Some(FqOverflowName::Tail) => FqOverflow::Tail,
+                        Some(FqOverflowName::FatFlow) => FqOverflow::FatFlow,
+                    },
+                )?,
+                pie: pie_params(ctx, p, &q.pie_fields())?,
+            }),
+            hash_seed: q.hash_seed,
+        }),
     }
+}
+
+/// The flow-queueing fields of an FQ queue as given.
+struct FqFields<'a> {
+    limit_packets: Option<u64>,
+    flows: Option<u32>,
+    quantum: &'a Option<SizeText>,
+    drop_batch_size: Option<u32>,
+}
+
+/// Flow queueing's parameters (spec `ip.md` §9.1); the hash seed is set when the link is built.
+fn fq_params(
+    ctx: &Ctx<'_>,
+    p: &str,
+    given: FqFields<'_>,
+    overflow: FqOverflow,
+) -> Result<FqParams, ScenarioError> {
+    let field = |name: &str| format!("{p}.queue.{name}");
+    let flows = match given.flows {
+        Some(0) => return Err(ctx.err(field("flows"), "must be at least 1")),
+        Some(n) if n > MAX_FQ_FLOWS => {
+            return Err(ctx.err(field("flows"), format!("must be at most {MAX_FQ_FLOWS}")));
+        }
+        other => other.unwrap_or(1024),
+    };
+    let quantum_bytes = match given.quantum {
+        None => 1514,
+        Some(size) => u32::try_from(size.value.0)
+            .ok()
+            .filter(|&b| b > 0)
+            .ok_or_else(|| ctx.err(field("quantum"), "must be 1B to 4GB"))?,
+    };
+    let drop_batch_size = match given.drop_batch_size {
+        Some(0) => return Err(ctx.err(field("drop_batch_size"), "must be at least 1")),
+        other => other.unwrap_or(64),
+    };
+    Ok(FqParams {
+        limit_packets: at_least_one(ctx, &field("limit_packets"), given.limit_packets, 10240)?,
+        flows,
+        quantum_bytes,
+        drop_batch_size,
+        hash_seed: 0,
+        overflow,
+    })
+}
+
+/// PIE's parameters (spec `ip.md` §10.1) from a `pie` or `fq_pie` queue's fields.
+fn pie_params(ctx: &Ctx<'_>, p: &str, q: &PieFields<'_>) -> Result<PieParams, ScenarioError> {
+    let field = |name: &str| format!("{p}.queue.{name}");
+    let defaults = PieParams::rfc_defaults();
+    let positive = |name: &str, value: &Option<DurationText>, default: SimDuration| match value {
+        Some(d) if d.value.is_zero() => Err(ctx.err(field(name), "must be greater than zero")),
+        Some(d) => Ok(d.value),
+        None => Ok(default),
+    };
+    let weight = |name: &str, value: Option<f64>, default: f64| match value {
+        Some(w) if !(w.is_finite() && w >= 0.0) => {
+            Err(ctx.err(field(name), "must be a finite number ≥ 0 (per second)"))
+        }
+        other => Ok(other.unwrap_or(default)),
+    };
+    let mark_ecn_threshold = match q.mark_ecn_threshold {
+        Some(t) if !(0.0..=1.0).contains(&t) => {
+            return Err(ctx.err(
+                field("mark_ecn_threshold"),
+                "must be a probability in [0, 1]",
+            ));
+        }
+        other => other.unwrap_or(defaults.mark_ecn_threshold),
+    };
+    let dequeue_threshold_bytes = match q.dequeue_threshold {
+        Some(size) if size.value.0 == 0 => {
+            return Err(ctx.err(field("dequeue_threshold"), "must be at least 1B"));
+        }
+        other => other
+            .as_ref()
+            .map_or(defaults.dequeue_threshold_bytes, |size| size.value.0),
+    };
+    Ok(PieParams {
+        target: positive("target", q.target, defaults.target)?,
+        update_interval: positive(
+            "update_interval",
+            q.update_interval,
+            defaults.update_interval,
+        )?,
+        alpha: weight("alpha", q.alpha, defaults.alpha)?,
+        beta: weight("beta", q.beta, defaults.beta)?,
+        max_burst: q.max_burst.as_ref().map_or(defaults.max_burst, |d| d.value),
+        dequeue_threshold_bytes,
+        use_departure_rate: q.use_departure_rate.unwrap_or(defaults.use_departure_rate),
+        ecn_marking: q.ecn_marking.unwrap_or(defaults.ecn_marking),
+        mark_ecn_threshold,
+        use_derandomization: q
+            .use_derandomization
+            .unwrap_or(defaults.use_derandomization),
+        cap_drop_adjustment: q
+            .cap_drop_adjustment
+            .unwrap_or(defaults.cap_drop_adjustment),
+        mtu_bytes: q
+            .mtu
+            .as_ref()
+            .map_or(defaults.mtu_bytes, |size| size.value.0),
+    })
 }
 
 /// Most flow queues an FQ-CoDel link may have (Linux's limit).

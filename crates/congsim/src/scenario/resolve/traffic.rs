@@ -157,7 +157,9 @@ pub(super) fn assign_classes(
                 QueueDiscipline::DropTail { .. }
                 | QueueDiscipline::Red(_)
                 | QueueDiscipline::Codel { .. }
-                | QueueDiscipline::FqCodel { .. } => continue,
+                | QueueDiscipline::FqCodel { .. }
+                | QueueDiscipline::Pie { .. }
+                | QueueDiscipline::FqPie { .. } => continue,
             };
             let classes = spec.queue.class_flows();
             let unlisted: Vec<usize> = leaves

@@ -41,6 +41,10 @@ pub enum QueueSpec {
     /// FQ-CoDel, RFC 8290: flow queues under CoDel, served by deficit round robin (spec
     /// `ip.md` §9).
     FqCodel(FqCodelSpec),
+    /// PIE, RFC 8033 (spec `ip.md` §10).
+    Pie(PieSpec),
+    /// FQ-PIE: flow queues under PIE, served as FQ-CoDel's (spec `ip.md` §11).
+    FqPie(FqPieSpec),
 }
 
 impl Default for QueueSpec {
@@ -56,6 +60,8 @@ kind_tagged!(QueueSpec, default "droptail", {
     "cbq" => Cbq(CbqSpec),
     "codel" => Codel(CodelSpec),
     "fq_codel" => FqCodel(FqCodelSpec),
+    "pie" => Pie(PieSpec),
+    "fq_pie" => FqPie(FqPieSpec),
 });
 
 impl QueueSpec {
@@ -74,7 +80,12 @@ impl QueueSpec {
                 .flatten()
                 .map(|c| c.flows.as_deref())
                 .collect(),
-            Self::Droptail(_) | Self::Red(_) | Self::Codel(_) | Self::FqCodel(_) => Vec::new(),
+            Self::Droptail(_)
+            | Self::Red(_)
+            | Self::Codel(_)
+            | Self::FqCodel(_)
+            | Self::Pie(_)
+            | Self::FqPie(_) => Vec::new(),
         }
     }
 }
@@ -184,6 +195,117 @@ pub struct FqCodelSpec {
     /// The flow hash's seed; default a draw from the link's own stream, so that replications
     /// move the collisions as Linux's random seed does.
     pub hash_seed: Option<u64>,
+}
+
+/// Declares a queue spec with PIE's own settings (spec `ip.md` §10.1) after its own fields,
+/// and `pie_fields()` to read them; serde's `flatten` would let misspelt fields through.
+macro_rules! with_pie_fields {
+    ($(#[$attr:meta])* pub struct $name:ident { $($(#[$fattr:meta])* pub $field:ident: $ty:ty,)* }) => {
+        $(#[$attr])*
+        #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$fattr])* pub $field: $ty,)*
+            /// The queueing delay PIE steers towards; default 15ms.
+            pub target: Option<DurationText>,
+            /// Period of the drop-probability update; default 15ms.
+            pub update_interval: Option<DurationText>,
+            /// Weight of the delay's distance from target, per second; default 0.125.
+            pub alpha: Option<f64>,
+            /// Weight of the delay's change since the last update, per second; default 1.25.
+            pub beta: Option<f64>,
+            /// Burst allowance after a calm spell; default 150ms.
+            pub max_burst: Option<DurationText>,
+            /// Bytes a departure-rate measurement spans; default 16384B.
+            pub dequeue_threshold: Option<SizeText>,
+            /// Estimate the delay from the departure rate (RFC 8033 §5.2) instead of each
+            /// packet's timestamp; default false (Linux, ns-3).
+            pub use_departure_rate: Option<bool>,
+            /// Mark ECN-capable arrivals instead of dropping them while the drop probability
+            /// is below mark_ecn_threshold; default false.
+            pub ecn_marking: Option<bool>,
+            /// Default 0.1.
+            pub mark_ecn_threshold: Option<f64>,
+            /// Space drops by accumulating the probability (RFC 8033 §5.4); default true.
+            pub use_derandomization: Option<bool>,
+            /// Limit each increase to 2 % above a 10 % probability (RFC 8033 §5.5); default
+            /// true.
+            pub cap_drop_adjustment: Option<bool>,
+            /// No early drop while at most two of these are queued; default 1514B.
+            pub mtu: Option<SizeText>,
+        }
+
+        impl $name {
+            pub fn pie_fields(&self) -> PieFields<'_> {
+                PieFields {
+                    target: &self.target,
+                    update_interval: &self.update_interval,
+                    alpha: self.alpha,
+                    beta: self.beta,
+                    max_burst: &self.max_burst,
+                    dequeue_threshold: &self.dequeue_threshold,
+                    use_departure_rate: self.use_departure_rate,
+                    ecn_marking: self.ecn_marking,
+                    mark_ecn_threshold: self.mark_ecn_threshold,
+                    use_derandomization: self.use_derandomization,
+                    cap_drop_adjustment: self.cap_drop_adjustment,
+                    mtu: &self.mtu,
+                }
+            }
+        }
+    };
+}
+
+/// PIE's settings as a `pie` or `fq_pie` queue gives them.
+pub struct PieFields<'a> {
+    pub target: &'a Option<DurationText>,
+    pub update_interval: &'a Option<DurationText>,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub max_burst: &'a Option<DurationText>,
+    pub dequeue_threshold: &'a Option<SizeText>,
+    pub use_departure_rate: Option<bool>,
+    pub ecn_marking: Option<bool>,
+    pub mark_ecn_threshold: Option<f64>,
+    pub use_derandomization: Option<bool>,
+    pub cap_drop_adjustment: Option<bool>,
+    pub mtu: &'a Option<SizeText>,
+}
+
+with_pie_fields! {
+    /// A PIE queue (spec `ip.md` §10.1).
+    pub struct PieSpec {
+        /// Packets that may wait (tail drop beyond); default 1000 (Linux).
+        pub limit_packets: Option<u64>,
+    }
+}
+
+with_pie_fields! {
+    /// An FQ-PIE queue (spec `ip.md` §11.1): the flow queueing of FQ-CoDel, PIE's settings
+    /// for each queue.
+    pub struct FqPieSpec {
+        /// Packets in all flow queues together; default 10240.
+        pub limit_packets: Option<u64>,
+        /// Number of flow queues; default 1024.
+        pub flows: Option<u32>,
+        /// Bytes a flow queue may send per round; default 1514B.
+        pub quantum: Option<SizeText>,
+        /// Past the limit, drop the arrival ("tail", Linux) or from the head of the fattest
+        /// queue ("fat_flow", ns-3.37); default "tail".
+        pub overflow: Option<FqOverflowName>,
+        /// Most packets dropped from the fattest queue on one overflow; default 64.
+        pub drop_batch_size: Option<u32>,
+        /// The flow hash's seed; default a draw from the link's own stream.
+        pub hash_seed: Option<u64>,
+    }
+}
+
+/// FQ-PIE's overflow rule.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FqOverflowName {
+    Tail,
+    FatFlow,
 }
 
 /// A strict-priority queue.
