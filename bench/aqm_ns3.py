@@ -2,21 +2,46 @@
 with the same networks written for congsim, one table.
 
     .venv/bin/python bench/aqm_ns3.py [--out bench/results/aqm_ns3.csv] [--only droptail,codel]
-        [--flows 1,5,20] [--seeds 1,2,3] [--congsim]
+        [--flows 1,5,20] [--seeds 1,2,3] [--congsim] [--diagnostic NAME --out PATH]
 
 Builds bench/ns3_aqm.cc with g++ against Debian's ns-3 (`apt-get install ns3 libns3-dev`) when
 the binary is missing or older than the source (or bench/ns3_common.h) and runs every queue kind
 with 1, 5 and 20 TCP flows over RngRun 1, 2 and 3, one simulation at a time under `nice -n 10`.
 congsim runs its DropTail configurations always (they check the plumbing: the same network, the
-same start times, the same seeds); its AQM configurations only with `--congsim` (congsim has
-`codel` and `fq_codel`; `pie` and `fq_pie` not yet, and a run of them stops with congsim's own
-message). FQ-CoDel runs twice in congsim: as Linux (its MTU test on every queue's bytes) and,
-as `congsim_mtu_per_queue`, with ns-3's test on the flow queue's own bytes (spec ip.md 9.6).
-The table prints ns-3 and congsim side by side and checks the
+same start times, the same seeds); its AQM configurations (`codel`, `fq_codel`, `pie`,
+`fq_pie`) only with `--congsim`. FQ-CoDel runs twice in congsim: as Linux (its MTU test on every
+queue's bytes) and, as `congsim_mtu_per_queue`, with ns-3's test on the flow queue's own bytes
+(spec ip.md 9.6). FQ-PIE runs twice too: with ns-3's overflow (`overflow = "fat_flow"`, the
+fattest queue's head) as the main row and, as `congsim_tail`, with Linux's tail drop (spec
+ip.md 11.4 #1). The table prints ns-3 and congsim side by side and checks the
 cross-check targets (mean queue delay within 10 %, each flow's share of the TCP goodput within
 5 %, bench/ns3_cross_check.py's tolerances); the CSV (`--out`, default
 bench/results/aqm_ns3.csv) has one row per queue kind, flow count and simulator with the mean
-and the standard deviation over the seeds.
+and the standard deviation over the seeds. `--diagnostic NAME` reruns both simulators with one
+thing changed on both sides (DIAGNOSTICS below) to confirm what explains a difference; its
+rows are labelled `<simulator>+NAME` and go to their own CSV.
+
+Files. bench/results/aqm_ns3_codel.csv: `--only droptail,codel,fq_codel --congsim`.
+bench/results/aqm_ns3_pie.csv: `--only pie,fq_pie --congsim` (ns-3 and congsim).
+bench/results/aqm_ns3.csv: ns-3 alone for every kind (and congsim's DropTail); its pie and
+fq_pie rows are aqm_ns3_pie.csv's ns-3 rows, line for line (merged in when the PIE settings
+below replaced the departure-rate ones, every other row left as it was).
+bench/results/aqm_ns3_pie_no_burst.csv and aqm_ns3_pie_cbr_1500.csv: the two diagnostics of
+docs/validation.md's PIE section (`--only pie,fq_pie --congsim --diagnostic NAME`), and
+aqm_ns3_pie_seeds9.csv its check of PIE's 5-flow shares over more seeds (`--only pie --flows 5
+--seeds 1,2,3,4,5,6,7,8,9 --congsim`). None of these is the cross-check's result.
+
+PIE settings, fixed before any run with them (both simulators, every parameter explicit): the
+delay estimated from each departing packet's timestamp, not from the departure rate (congsim
+`use_departure_rate = false`, ns-3 `UseDequeueRateEstimator` false: RFC 8033 Appendix A's
+pseudo-code, Linux's and ns-3's default); derandomization on (RFC 8033 §5.4, always on in
+Linux; ns-3's default is off: `UseDerandomization` true); the cap on drop adjustment on; ECN
+off (FQ-PIE's ns-3 `UseEcn` defaults to true: set false); target and update interval 15 ms,
+alpha 0.125, beta 1.25, burst allowance 150 ms, limits 1000 (PIE) and 10240 (FQ-PIE) packets,
+congsim's backlog safeguard at 2 x 1514 bytes (ns-3 in packet mode: 2 packets, not settable).
+FQ-PIE: the FQ parameters as FQ-CoDel's, overflow as ns-3's (`fat_flow`) in the main row and as
+Linux's (`tail`) in `congsim_tail`. An earlier ns-3-only table used the departure-rate
+estimator and ns-3's derandomization default (off); it is replaced.
 
 The network (both simulators; fixed before any run): N TCP senders and one CBR sender, each on
 its own 100 Mbps, 1 ms access link to r0; r0 -- 10 Mbps, 50 ms -- r1 -- 100 Mbps, 1 ms -- dst,
@@ -29,7 +54,7 @@ Queues. ns-3: the queue disc over a 1-packet device queue (see bench/ns3_aqm.cc;
 queue would hide the backlog from the AQM). DropTail is a FifoQueueDisc of 100 packets (about
 1.15 BDP; the issue's "1 BDP or 100 packets") over that device queue, so at most 101 packets
 wait: congsim `{ limit_packets = 101, semantics = "waiting" }`. The AQMs with the parameters of
-AQM_QUEUES (RFC 8289, RFC 8290, RFC 8033, Linux: congsim's defaults), ECN off.
+CONGSIM_QUEUES (RFC 8289, RFC 8290, RFC 8033, Linux: congsim's defaults), ECN off.
 
 TCP: ns-3 TcpNewReno with SACK and TcpPrrRecovery (its default recovery, set explicitly);
 congsim `rfc` with `congestion_control = "aimd"`, `variant = "sack"`, `sack_sender = "prr"`
@@ -69,6 +94,7 @@ from __future__ import annotations
 import csv
 import math
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -122,21 +148,57 @@ CONGSIM_QUEUES = {
     "pie": (
         '{ kind = "pie", limit_packets = 1000, target = "15ms", update_interval = "15ms", '
         'alpha = 0.125, beta = 1.25, max_burst = "150ms", dequeue_threshold = "16384B", '
-        "use_departure_rate = true }"
+        "use_departure_rate = false, use_derandomization = true, cap_drop_adjustment = true, "
+        'ecn_marking = false, mtu = "1514B" }'
     ),
     "fq_pie": (
         '{ kind = "fq_pie", limit_packets = 10240, flows = 1024, quantum = "1514B", '
-        'drop_batch_size = 64, target = "15ms", update_interval = "15ms", alpha = 0.125, '
-        'beta = 1.25, max_burst = "150ms", dequeue_threshold = "16384B", '
-        "use_departure_rate = true }"
+        'drop_batch_size = 64, overflow = "fat_flow", target = "15ms", update_interval = "15ms", '
+        'alpha = 0.125, beta = 1.25, max_burst = "150ms", dequeue_threshold = "16384B", '
+        "use_departure_rate = false, use_derandomization = true, cap_drop_adjustment = true, "
+        'ecn_marking = false, mtu = "1514B" }'
     ),
 }
+
+# ns3_aqm.cc's PIE options for `pie` and `fq_pie`, passed explicitly (they are also its
+# defaults): timestamps, not the departure rate; derandomization on (ns-3's default is off);
+# the cap on. FQ-PIE's UseEcn false is set by ns3_aqm.cc for every FQ kind.
+NS3_PIE_FLAGS = ("--pieDqRate=false", "--pieDerandomize=true", "--pieCapDrop=true")
 
 # congsim's runs of a kind: the queue as CONGSIM_QUEUES has it, and beside it the other choice
 # where congsim follows Linux and ns-3 does not (spec ip.md 9.6 #2: FQ-CoDel's MTU test on every
 # queue's bytes in Linux, on the flow queue's own in ns-3).
+# FQ-PIE's main row has ns-3's overflow (the fattest queue's head, spec ip.md 11.4 #1); its
+# variant Linux's tail drop. A variant's `key = value` replaces the queue's own `key` if it has one.
 CONGSIM_VARIANTS: dict[str, dict[str, str]] = {
     "fq_codel": {"congsim_mtu_per_queue": "mtu_per_queue = true"},
+    "fq_pie": {"congsim_tail": 'overflow = "tail"'},
+}
+
+
+# Diagnostics (`--diagnostic NAME`): a run of both simulators with one thing changed on both
+# sides, to confirm what explains a difference the cross-check shows. Their rows are labelled
+# `<sim>+NAME` and go to their own CSV (`--out`), never the cross-check's: they are not the result.
+@dataclass(frozen=True)
+class Diagnostic:
+    about: str
+    ns3_flags: tuple[str, ...] = ()  # ns3_aqm.cc options
+    congsim_settings: tuple[str, ...] = ()  # `key = value`s of congsim's bottleneck queue
+    cbr_packet_bytes: int = CBR_PACKET_BYTES  # the CBR's IP packets, at the same bit rate
+
+
+DIAGNOSTICS = {
+    "no_burst": Diagnostic(
+        "burst allowance 0 on both sides: ns-3's burst rule (spec ip.md 10.6 #1) cannot act",
+        ns3_flags=("--pieMaxBurstMs=0",),
+        congsim_settings=('max_burst = "0ms"',),
+    ),
+    "cbr_1500": Diagnostic(
+        "the CBR's 1 Mbps in 1500-byte packets (one every 12 ms): every packet is 1500 bytes, so "
+        "congsim's backlog safeguard (at most 2 x 1514 bytes queued) and ns-3's (at most 2 packets) "
+        "are one test (spec ip.md 10.6 #2)",
+        cbr_packet_bytes=1500,
+    ),
 }
 
 # ns-3's drop reasons (QueueDisc drop traces; a child queue disc's reason comes prefixed with
@@ -165,7 +227,8 @@ class Case:
 NS3_VARIANTS = {"ns3": "pipe", "ns3_flight": "flight"}
 
 
-def run_ns3(binary: Path, case: Case, seed: int, ssthresh: str) -> dict[str, Any]:
+def run_ns3(binary: Path, case: Case, seed: int, ssthresh: str, diagnostic: str = "") -> dict[str, Any]:
+    cbr_packet = DIAGNOSTICS[diagnostic].cbr_packet_bytes if diagnostic else CBR_PACKET_BYTES
     starts = ",".join(f"{t:.6f}" for t in start_times_s(case.flows, seed))
     command = [
         "nice",
@@ -179,7 +242,7 @@ def run_ns3(binary: Path, case: Case, seed: int, ssthresh: str) -> dict[str, Any
         f"--accessDelayMs={ACCESS_DELAY_MS}",
         f"--deviceQueue={DEVICE_QUEUE_PACKETS}",
         f"--cbrRate={CBR_RATE_BPS:.0f}",
-        f"--cbrPacket={CBR_PACKET_BYTES}",
+        f"--cbrPacket={cbr_packet}",
         f"--RngRun={seed}",
         f"--ssthresh={ssthresh}",
         *common.run_flags(RATE_BPS, ACCESS_RATE_BPS, OTHER_QUEUE_PACKETS, DURATION_S, FROM_S),
@@ -187,6 +250,10 @@ def run_ns3(binary: Path, case: Case, seed: int, ssthresh: str) -> dict[str, Any
     ]
     if case.kind == "droptail":
         command.append(f"--limit={DROPTAIL_QDISC_PACKETS}")
+    if case.kind in ("pie", "fq_pie"):
+        command += NS3_PIE_FLAGS
+    if diagnostic:
+        command += DIAGNOSTICS[diagnostic].ns3_flags
     out, wall_s = common.run_program(command)
     goodputs: dict[int, float] = {}
     flow_waits: dict[int, float] = {}
@@ -236,15 +303,31 @@ def run_ns3(binary: Path, case: Case, seed: int, ssthresh: str) -> dict[str, Any
     return result
 
 
-def congsim_queue(case: Case, simulator: str) -> str:
-    """The bottleneck queue of congsim's run `simulator` (`congsim` or a CONGSIM_VARIANTS one)."""
+def with_setting(queue: str, setting: str) -> str:
+    """The inline table `queue` with `key = value` in place of its own `key`, or added."""
+    key = setting.split("=")[0].strip()
+    own = re.search(rf"\b{re.escape(key)} = (\"[^\"]*\"|[^,}}]+?)(?=,| }})", queue)
+    if own:
+        return f"{queue[: own.start()]}{setting}{queue[own.end() :]}"
+    return f"{queue[:-2]}, {setting} }}"
+
+
+def congsim_queue(case: Case, simulator: str, diagnostic: str = "") -> str:
+    """The bottleneck queue of congsim's run `simulator` (`congsim` or a CONGSIM_VARIANTS one),
+    with a diagnostic's settings."""
     queue = CONGSIM_QUEUES[case.kind]
     extra = CONGSIM_VARIANTS.get(case.kind, {}).get(simulator)
-    return f"{queue[:-2]}, {extra} }}" if extra else queue
+    settings = [extra] if extra else []
+    if diagnostic:
+        settings += DIAGNOSTICS[diagnostic].congsim_settings
+    for setting in settings:
+        queue = with_setting(queue, setting)
+    return queue
 
 
-def congsim_toml(case: Case, seed: int, simulator: str = "congsim") -> str:
+def congsim_toml(case: Case, seed: int, simulator: str = "congsim", diagnostic: str = "") -> str:
     """The network as a congsim scenario: N TCP senders s<i> and the CBR sender c, r0, r1, dst."""
+    cbr_packet = DIAGNOSTICS[diagnostic].cbr_packet_bytes if diagnostic else CBR_PACKET_BYTES
     senders = [f"s{i}" for i in range(case.flows)]
     nodes = ", ".join(f'"{n}"' for n in [*senders, "c", "r0", "r1", "dst"])
     lines = [
@@ -274,7 +357,11 @@ def congsim_toml(case: Case, seed: int, simulator: str = "congsim") -> str:
     # The bottleneck one way only: the queue under test on r0's side, a never-full DropTail for
     # the ACKs on r1's, as in ns-3 (its AQM sits on r0's device alone).
     bottleneck = common.toml_link(
-        "r0", "r1", f"{RATE_BPS / 1e6:g}Mbps", f"{BOTTLENECK_DELAY_MS}ms", congsim_queue(case, simulator)
+        "r0",
+        "r1",
+        f"{RATE_BPS / 1e6:g}Mbps",
+        f"{BOTTLENECK_DELAY_MS}ms",
+        congsim_queue(case, simulator, diagnostic),
     )
     lines += [*bottleneck[:-1], "duplex = false", ""]
     reverse = common.toml_link("r1", "r0", f"{RATE_BPS / 1e6:g}Mbps", f"{BOTTLENECK_DELAY_MS}ms", other)
@@ -291,7 +378,7 @@ def congsim_toml(case: Case, seed: int, simulator: str = "congsim") -> str:
         'from = "c"',
         'to = "dst"',
         f'rate = "{CBR_RATE_BPS / 1e6:g}Mbps"',
-        f'packet_size = "{CBR_PACKET_BYTES}B"',
+        f'packet_size = "{cbr_packet}B"',
         'phase = "zero"',
         "",
     ]
@@ -303,12 +390,13 @@ def read_table(folder: Path, name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def run_congsim(case: Case, seed: int, folder: Path, simulator: str = "congsim") -> dict[str, Any]:
+def run_congsim(
+    case: Case, seed: int, folder: Path, simulator: str = "congsim", diagnostic: str = ""
+) -> dict[str, Any]:
     """congsim's run of the case through its command line, one at a time under `nice -n 10`;
-    a scenario congsim refuses (a queue kind it does not have yet) stops the script with its
-    message."""
-    path = folder / f"aqm-ns3-{case.kind}-{case.flows}-{seed}-{simulator}.toml"
-    path.write_text(congsim_toml(case, seed, simulator))
+    a scenario congsim refuses stops the script with its message."""
+    path = folder / f"aqm-ns3-{case.kind}-{case.flows}-{seed}-{simulator}{diagnostic}.toml"
+    path.write_text(congsim_toml(case, seed, simulator, diagnostic))
     out_dir = folder / path.stem
     done = subprocess.run(
         ["nice", "-n", "10", str(CONGSIM), "run", str(path), "--out", str(out_dir)],
@@ -317,10 +405,8 @@ def run_congsim(case: Case, seed: int, folder: Path, simulator: str = "congsim")
     )
     if done.returncode != 0:
         sys.exit(
-            f"congsim refused {case.kind} (N = {case.flows}, seed {seed}); the queue kinds "
-            f"{', '.join(k for k in KINDS if k != 'droptail')} are not in congsim yet unless "
-            f"this message says otherwise:\n{done.stderr.strip()}\n"
-            f"its bottleneck: queue = {CONGSIM_QUEUES[case.kind]}"
+            f"congsim refused {case.kind} (N = {case.flows}, seed {seed}):\n{done.stderr.strip()}\n"
+            f"its bottleneck: queue = {congsim_queue(case, simulator, diagnostic)}"
         )
     flows = {row["flow"]: row for row in read_table(out_dir, "flows")}
     links = {row["link"]: row for row in read_table(out_dir, "links")}
@@ -475,7 +561,8 @@ def aggregate(case: Case, simulator: str, runs: dict[int, dict[str, Any]]) -> di
         row["wall_s"] = fmt(sum(runs[s]["wall_s"] for s in seeds), 1)
     else:
         row["queue_delay_method"] = "per packet: the sojourn table (arrival to start of transmission)"
-        row["queue"] = congsim_queue(case, simulator)
+        base, _, diagnostic = simulator.partition("+")
+        row["queue"] = congsim_queue(case, base, diagnostic)
     return row
 
 
@@ -540,7 +627,14 @@ def main() -> None:
         action="store_true",
         help="also run congsim's AQM configurations (its DropTail ones always run)",
     )
+    parser.add_argument(
+        "--diagnostic",
+        choices=sorted(DIAGNOSTICS),
+        help="run both simulators with a DIAGNOSTICS setting changed (needs --out; rows `<sim>+NAME`)",
+    )
     args = parser.parse_args()
+    if args.diagnostic and not args.out:
+        parser.error("--diagnostic writes its own CSV: give --out")
     if args.jobs != 1:
         parser.error("one simulation at a time (the machine is shared): --jobs 1")
     kinds = tuple(args.only.split(",")) if args.only else KINDS
@@ -556,17 +650,23 @@ def main() -> None:
 
     common.print_versions(congsim.__version__)
     cases = [Case(kind, n) for kind in kinds for n in counts]
+    diagnostic = args.diagnostic or ""
+    suffix = f"+{diagnostic}" if diagnostic else ""
+    if diagnostic:
+        print(f"diagnostic {diagnostic}: {DIAGNOSTICS[diagnostic].about}")
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             ns3_rows = {}
-            for label, ssthresh in NS3_VARIANTS.items():
-                ns3_runs = {seed: run_ns3(binary, case, seed, ssthresh) for seed in seeds}
+            for name, ssthresh in NS3_VARIANTS.items():
+                label = name + suffix
+                ns3_runs = {seed: run_ns3(binary, case, seed, ssthresh, diagnostic) for seed in seeds}
                 ns3_rows[label] = aggregate(case, label, ns3_runs)
                 rows.append(ns3_rows[label])
             if case.kind == "droptail" or args.congsim:
-                for simulator in ("congsim", *CONGSIM_VARIANTS.get(case.kind, {})):
-                    ours = {seed: run_congsim(case, seed, Path(tmp), simulator) for seed in seeds}
+                for variant in ("congsim", *CONGSIM_VARIANTS.get(case.kind, {})):
+                    simulator = variant + suffix
+                    ours = {seed: run_congsim(case, seed, Path(tmp), variant, diagnostic) for seed in seeds}
                     row = aggregate(case, simulator, ours)
                     checks = (f"vs {label}: {check(r, row)}" for label, r in ns3_rows.items())
                     row["check"] = " | ".join(checks)

@@ -28,7 +28,10 @@
 //   pie       PieQueueDisc: QueueDelayReference, Tupdate, A, B, MaxBurstAllowance,
 //             DequeueThreshold, UseDequeueRateEstimator, UseCapDropAdjustment, UseDerandomization,
 //             UseEcn false, MaxSize (MeanPktSize only matters in byte mode; ActiveThreshold off)
-//   fq_pie    FqPieQueueDisc: FQ-CoDel's FQ parameters with PIE's.
+//   fq_pie    FqPieQueueDisc: FQ-CoDel's FQ parameters with PIE's, UseEcn false (its default is
+//             true). Its overflow drops from the fattest queue's head (FqPieDrop, as FQ-CoDel's).
+//   PIE's defaults here are congsim's (timestamps, derandomization on), not ns-3's (derandomization
+//   off); bench/aqm_ns3.py also passes them explicitly.
 // ns-3.37's Perturbation attribute is a fixed salt (default 0): the RNG run does not change the
 // FQ hash by itself. `--perturbation=-1` (the default) draws it from the run's random stream, as
 // Linux draws it when the qdisc is created, so that RngRun varies it; the value is printed.
@@ -353,7 +356,9 @@ main(int argc, char* argv[])
     double pie_target_ms = 15, pie_update_ms = 15, pie_alpha = 0.125, pie_beta = 1.25;
     double pie_max_burst_ms = 150;
     uint32_t pie_dq_threshold = 16384;
-    bool pie_dq_rate = true, pie_derandomize = false, pie_cap_drop = true;
+    // Timestamps (ns-3's, Linux's and RFC 8033 Appendix A's default), derandomization on (RFC
+    // 8033 §5.4, always on in Linux; ns-3's default is off), cap on: congsim's defaults.
+    bool pie_dq_rate = false, pie_derandomize = true, pie_cap_drop = true;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("queue", "droptail, codel, fq_codel, pie or fq_pie", queue);

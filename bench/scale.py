@@ -2,7 +2,7 @@
 (issue 18).
 
     python bench/scale.py [--rows 20,200,...] [--htsim CHECKOUT] [--peer-timeout 300]
-                          [--binary PATH] [--csv PATH]
+                          [--binary PATH] [--csv PATH] [--repeat N]
 
 Rows (`--rows` picks them by label):
 - `20`, `200`, `2000`, `10000`: the benchmark dumbbell (`bench/make_dumbbell.py`: ns-2 Reno
@@ -12,9 +12,10 @@ Rows (`--rows` picks them by label):
   100-packet queues, host i sending to host i + 64, for 1 s; `ft8-all`: every ordered pair of
   hosts (16 256 flows) for 0.1 s. TCP as htsim's: NewReno, 1500-byte packets, an initial window
   of 10, no delayed ACKs, a 250 ms RTO floor, starts spread over the first millisecond.
-- `200-codel`, `200-fq_codel` (issue 30): the `200` dumbbell with CoDel or FQ-CoDel (their
-  defaults: RFC 8289/8290 and Linux) at the bottleneck, both directions, against the `200` row's
-  DropTail: the cost of the discipline per packet (no peer: ns-2.35 and htsim have neither).
+- `200-codel`, `200-fq_codel`, `200-pie`, `200-fq_pie` (issue 30): the `200` dumbbell with
+  CoDel, FQ-CoDel, PIE or FQ-PIE (their defaults: RFC 8289/8290/8033 and Linux) at the
+  bottleneck, both directions, against the `200` row's DropTail: the cost of the discipline per
+  packet (no peer: ns-2.35 and htsim have none of them).
 - `ft8-dctcp`: `ft8-stride` with DCTCP (issue 29): every 100-packet queue marks CE at K = 20
   packets on the instantaneous queue (the DCTCP paper's K at 1 Gbps; in congsim a RED with
   min_th = max_th = K, w_q = 1 and marking above max_th) and every sender runs DCTCP, with the
@@ -37,8 +38,12 @@ of 2000; htsim's NewReno), so a row's programs deliver similar, not equal, numbe
 compare ns per packet as well as wall time. With `--cachegrind`, congsim also runs under
 valgrind's cachegrind (32 KB L1s, a 2 MB last level: `bench/compare_builds.py`) and prints
 instructions, L1 data misses and last-level data misses per delivered packet. With `--csv PATH`,
-the timed lines are also written to PATH (row, program, wall s, peak MiB, packets, ns per packet,
-peer's time over congsim's): bench/results/scale_dctcp.csv is `--rows ft8-dctcp` so written.
+the timed lines are also written to PATH (row, program, wall s, peak MiB, packets, ns per
+packet, peer's time over congsim's; with `--repeat N` every row runs in each of N passes, one
+after another, and the CSV has per row and program the median wall time and peak memory, with
+ns per packet and the ratio from the median): bench/results/scale_dctcp.csv is `--rows ft8-dctcp` so written,
+bench/results/scale_aqm.csv `--rows 200,200-codel,200-fq_codel,200-pie,200-fq_pie` (as the
+median of several runs: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,6 +101,8 @@ ROWS = [
     Row("ft8-dctcp", "fat_tree", 8, 1000, 1, "stride", dctcp_k=20),
     Row("200-codel", "dumbbell", 200, 100, 10, queue_kind="codel"),
     Row("200-fq_codel", "dumbbell", 200, 100, 10, queue_kind="fq_codel"),
+    Row("200-pie", "dumbbell", 200, 100, 10, queue_kind="pie"),
+    Row("200-fq_pie", "dumbbell", 200, 100, 10, queue_kind="fq_pie"),
 ]
 
 FAT_TREE_LINK_DELAY_US = 5
@@ -266,6 +274,12 @@ def main() -> None:
     parser.add_argument(
         "--cachegrind", action="store_true", help="also count congsim's cache misses per packet (valgrind)"
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run the rows this many times, one pass after another; the CSV then has the medians",
+    )
     args = parser.parse_args()
     if not Path("/usr/bin/time").exists():
         sys.exit("needs /usr/bin/time (Debian: apt-get install time)")
@@ -275,16 +289,60 @@ def main() -> None:
         sys.exit(f"unknown rows {unknown}; rows are {[r.label for r in ROWS]}")
     binary = args.binary or native_binary()
     ns = shutil.which("ns")
-    results: list[list[str]] = []
+    passes: list[list[list[str]]] = []
     with tempfile.TemporaryDirectory() as build:
         peer = htsim_peer(args.htsim, Path(build)) if args.htsim else None
         head = f"{'row':<11}{'program':<9}{'wall s':>9}{'peak MiB':>10}"
+        for number in range(max(args.repeat, 1)):
+            if args.repeat > 1:
+                print(f"pass {number + 1} of {args.repeat}")
+            print(f"{head}{'packets':>12}{'ns/packet':>11}{'ratio':>8}")
+            results: list[list[str]] = []
+            for row in (r for r in ROWS if r.label in wanted):
+                run_row(row, binary, ns, peer, args.peer_timeout, args.cachegrind, results)
+            passes.append(results)
+    results = passes[0] if len(passes) == 1 else medians(passes)
+    if len(passes) > 1:
+        print(f"medians of {len(passes)} passes")
         print(f"{head}{'packets':>12}{'ns/packet':>11}{'ratio':>8}")
-        for row in (r for r in ROWS if r.label in wanted):
-            run_row(row, binary, ns, peer, args.peer_timeout, args.cachegrind, results)
+        for label, program, wall, peak, packets, per_packet, ratio in results:
+            times = f"{float(ratio):7.1f}x" if ratio else ""
+            print(
+                f"{label:<11}{program:<9}{float(wall):9.2f}{float(peak):10.1f}{int(packets):12d}{int(per_packet):11d}{times}"
+            )
     if args.csv is not None:
         with args.csv.open("w", newline="") as f:
             csv.writer(f).writerows([CSV_HEADER, *results])
+
+
+def medians(passes: list[list[list[str]]]) -> list[list[str]]:
+    """Per row and program, the median wall time and peak memory over the passes (CSV_HEADER's
+    fields), ns per packet and the peer's ratio recomputed from the median wall times. Every
+    program delivers the same packets in each pass (all three are deterministic)."""
+    keyed: dict[tuple[str, str], list[list[str]]] = {}
+    for results in passes:
+        for fields in results:
+            keyed.setdefault((fields[0], fields[1]), []).append(fields)
+    walls = {key: statistics.median(float(f[2]) for f in runs) for key, runs in keyed.items()}
+    out = []
+    for (label, program), runs in keyed.items():
+        wall = walls[(label, program)]
+        peak = statistics.median(float(f[3]) for f in runs)
+        packets = int(runs[0][4])
+        ours = walls.get((label, "congsim"))
+        ratio = f"{wall / max(ours, 1e-9):.2f}" if program != "congsim" and ours else ""
+        out.append(
+            [
+                label,
+                program,
+                f"{wall:.2f}",
+                f"{peak:.1f}",
+                str(packets),
+                f"{wall * 1e9 / max(packets, 1):.0f}",
+                ratio,
+            ]
+        )
+    return out
 
 
 def run_row(

@@ -231,7 +231,8 @@ def column_descriptions() -> dict[str, Any]:
 def _observation_scenarios() -> Iterator[Any]:
     """Scenarios that between them make every table and every column congsim writes: each
     example and study network with every optional output on (3 s of simulated time), and a
-    small network with two TCP variants and a self-defeating setting."""
+    small network with two TCP variants, one of them traced change by change, and a
+    self-defeating setting."""
     import congsim
 
     on = {
@@ -259,6 +260,7 @@ def _observation_scenarios() -> Iterator[Any]:
                 {"from": "a", "to": "b", "tcp": {"variant": "sack"}},
             ],
             "drops": [{"from": "b", "to": "r", "flow": "flow0", "packet": 1}],
+            "metrics": {"tcp_changes": ["flow0"]},
         },
         source="two-variants",
     )

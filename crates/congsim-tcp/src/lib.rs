@@ -43,4 +43,4 @@ pub use receiver::{ReceiverStats, TcpReceiver};
 pub use segment::Segment;
 pub use sender::TcpSender;
 pub use sender_core::{CaState, CwndAction};
-pub use stats::{SenderStats, TraceEvent, TraceKind};
+pub use stats::{ChangeTrace, SenderState, SenderStats, StateChange, TraceEvent, TraceKind};

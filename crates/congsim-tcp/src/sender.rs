@@ -9,7 +9,7 @@ use crate::marks::MarkResponder;
 use crate::recovery::Recovery;
 use crate::segment::Segment;
 use crate::sender_core::{CaState, SenderCore};
-use crate::stats::{SenderStats, TraceEvent};
+use crate::stats::{ChangeTrace, SenderState, SenderStats, TraceEvent};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::TcpHeader;
 
@@ -17,6 +17,8 @@ pub struct TcpSender {
     core: SenderCore,
     recovery: Recovery,
     marks: MarkResponder,
+    /// Every change of the state, when asked for (cold: out of line).
+    changes: Option<Box<ChangeTrace>>,
 }
 
 impl TcpSender {
@@ -26,6 +28,7 @@ impl TcpSender {
             recovery: Recovery::new(&cfg),
             core: SenderCore::new(cfg, boot_phase),
             marks: MarkResponder::default(),
+            changes: None,
         }
     }
 
@@ -92,6 +95,43 @@ impl TcpSender {
         self.core.trace.as_deref().unwrap_or(&[])
     }
 
+    /// Starts recording every change of cwnd, ssthresh, srtt, RTO and the congestion state.
+    pub fn enable_change_trace(&mut self) {
+        self.changes.get_or_insert_with(Box::default);
+    }
+
+    /// The changes recorded so far (`None` unless the change trace is on).
+    pub fn change_trace(&self) -> Option<&ChangeTrace> {
+        self.changes.as_deref()
+    }
+
+    /// What the change trace watches.
+    pub fn state(&self) -> SenderState {
+        SenderState {
+            cwnd: self.cwnd_segments(),
+            ssthresh: self.ssthresh_segments(),
+            srtt_secs: self.srtt_secs(),
+            rto: self.rto(),
+            state: self.ca_state(),
+        }
+    }
+
+    /// After each event: a row of the change trace if it is on and the state moved.
+    #[inline]
+    fn note_changes(&mut self, now: SimTime) {
+        if self.changes.is_some() {
+            self.record_changes(now);
+        }
+    }
+
+    #[cold]
+    fn record_changes(&mut self, now: SimTime) {
+        let state = self.state();
+        if let Some(changes) = &mut self.changes {
+            changes.observe(now, state);
+        }
+    }
+
     /// When the last byte of a finite transfer was cumulatively ACKed.
     pub fn completed_at(&self) -> Option<SimTime> {
         self.core.completed_at
@@ -101,6 +141,7 @@ impl TcpSender {
     pub fn start(&mut self, now: SimTime, bytes: Option<u64>) {
         self.core.start(bytes);
         self.send_much(now);
+        self.note_changes(now);
     }
 
     /// The application stops supplying new data (ns-2 FTP `stop`).
@@ -136,6 +177,7 @@ impl TcpSender {
         if self.core.take_pacing_release(now) {
             self.send_much(now);
         }
+        self.note_changes(now);
     }
 
     /// A boundary of the global slow clock (tick mode): the BSD `tcp_slowtimo`.
@@ -145,6 +187,7 @@ impl TcpSender {
         }
         if self.core.slow_tick_expires_timer() {
             self.timeout(now);
+            self.note_changes(now);
         }
         self.core.count_rtt_tick();
     }
@@ -166,10 +209,16 @@ impl TcpSender {
     pub fn on_congestion_indication(&mut self, now: SimTime) {
         let snd_una = self.core.snd_una;
         self.marks.on_echo(&mut self.core, now, snd_una);
+        self.note_changes(now);
     }
 
     /// An ACK arrives.
     pub fn on_ack(&mut self, now: SimTime, ack: &TcpHeader) {
+        self.ack(now, ack);
+        self.note_changes(now);
+    }
+
+    fn ack(&mut self, now: SimTime, ack: &TcpHeader) {
         let s = &mut self.core;
         s.stats.acks_rcvd += 1;
         let window_changed = match s.cfg.seq_mode {

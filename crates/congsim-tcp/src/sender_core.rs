@@ -47,6 +47,18 @@ pub enum CaState {
     Loss,
 }
 
+impl CaState {
+    /// The state's name in tables (Linux's, lower case).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Disorder => "disorder",
+            Self::Recovery => "recovery",
+            Self::Loss => "loss",
+        }
+    }
+}
+
 /// Why a segment was (re)sent, for `retx_by_cause`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SendCause {

@@ -1,7 +1,7 @@
 //! What a sender counts and traces (spec `tcp.md` §5): per-connection counters and the
 //! congestion events recorded when tracing is on.
 
-use congsim_core::time::SimTime;
+use congsim_core::time::{SimDuration, SimTime};
 
 /// A congestion event, recorded when tracing is on (spec §5 traces).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,6 +37,69 @@ impl TraceKind {
             Self::EcnResponse => "ecn_response",
             Self::BcnResponse => "bcn_response",
         }
+    }
+}
+
+/// What the change trace watches: the state a sender exposes to its congestion control.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SenderState {
+    /// Segments.
+    pub cwnd: f64,
+    /// Segments.
+    pub ssthresh: f64,
+    /// Smoothed RTT, seconds (0 before the first sample).
+    pub srtt_secs: f64,
+    pub rto: SimDuration,
+    pub state: crate::CaState,
+}
+
+/// A row of the change trace: the state right after `time` and which parts of it changed
+/// (bits [`SenderState::CHANGED_NAMES`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StateChange {
+    pub time: SimTime,
+    pub after: SenderState,
+    pub changed: u8,
+}
+
+impl SenderState {
+    /// The parts of the state, in the order of `StateChange::changed`'s bits.
+    pub const CHANGED_NAMES: [&'static str; 5] = ["cwnd", "ssthresh", "srtt", "rto", "state"];
+
+    /// Which parts differ from `before` (every part without one).
+    pub fn changed_since(&self, before: Option<&Self>) -> u8 {
+        let Some(b) = before else {
+            return 0b1_1111;
+        };
+        u8::from(self.cwnd != b.cwnd)
+            | u8::from(self.ssthresh != b.ssthresh) << 1
+            | u8::from(self.srtt_secs != b.srtt_secs) << 2
+            | u8::from(self.rto != b.rto) << 3
+            | u8::from(self.state != b.state) << 4
+    }
+}
+
+/// Every change of a sender's state (ns-2's `trace cwnd_`, ns-3's `CongestionWindow`,
+/// `SlowStartThreshold`, `RTT`, `RTO` and `CongState` trace sources in one table).
+#[derive(Clone, Debug, Default)]
+pub struct ChangeTrace {
+    rows: Vec<StateChange>,
+}
+
+impl ChangeTrace {
+    /// Records `now`'s state if it differs from the last one recorded.
+    pub fn observe(&mut self, now: SimTime, state: SenderState) {
+        let changed = state.changed_since(self.rows.last().map(|r| &r.after));
+        if changed != 0 {
+            self.rows.push(StateChange {
+                time: now,
+                after: state,
+                changed,
+            });
+        }
+    }
+    pub fn rows(&self) -> &[StateChange] {
+        &self.rows
     }
 }
 

@@ -215,7 +215,7 @@ fn sojourn_rows(
     })
 }
 
-/// Rows the sequence trace and the TCP event table could reach: data packets the flows can
+/// Rows the sequence trace, the TCP event table and the change trace could reach: data packets the flows can
 /// send at the rate of the slowest link on their paths, counted once per such link (flows
 /// that share a bottleneck share its rate); the sequence trace has a row per data packet
 /// sent, per ACK received and per drop. An upper bound: the k = 8 fat tree for 3 s is
@@ -223,7 +223,10 @@ fn sojourn_rows(
 fn trace_rows(s: &Scenario, limits: &Limits, file: &str) -> Result<(), ScenarioError> {
     let run_s = s.duration.as_ps() as f64 / 1e12;
     sojourn_rows(s, limits, file, run_s)?;
-    if !(s.sequence_trace || s.tcp_events) || (s.flows.is_empty() && s.transfers.is_empty()) {
+    let changes = s.flows.iter().any(|f| f.trace_changes);
+    if !(s.sequence_trace || s.tcp_events || changes)
+        || (s.flows.is_empty() && s.transfers.is_empty())
+    {
         return Ok(());
     }
     let endpoints = (s.flows.iter())
@@ -248,11 +251,13 @@ fn trace_rows(s: &Scenario, limits: &Limits, file: &str) -> Result<(), ScenarioE
         .map(|(l, bytes)| l.rate.bps() as f64 * run_s / (8.0 * f64::from(*bytes)))
         .sum();
     // A sent segment, and at most one ACK for it (one for two with delayed ACKs); drops and
-    // retransmissions are a small share.
+    // retransmissions are a small share. A state change comes at most once per ACK.
     let (field, rows) = if s.sequence_trace {
         ("metrics.sequence_trace", 2.0 * packets)
-    } else {
+    } else if s.tcp_events {
         ("metrics.tcp_events", packets)
+    } else {
+        ("metrics.tcp_changes", packets)
     };
     limits.check("trace_rows", saturating_count(rows), file, field, || {
         format!(

@@ -181,6 +181,8 @@ pub struct ResolvedFlow {
     pub random_boot_phase: bool,
     pub variant_name: &'static str,
     pub profile_name: &'static str,
+    /// Every change of its sender's state is recorded (`[metrics] tcp_changes`).
+    pub trace_changes: bool,
 }
 
 /// One CBR source, resolved.

@@ -272,6 +272,9 @@ fn build_flows(scenario: &Scenario, streams: &StreamFactory) -> BuiltFlows {
             if scenario.tcp_events {
                 sender.enable_trace();
             }
+            if f.trace_changes {
+                sender.enable_change_trace();
+            }
             let jitter = if f.start_jitter.is_zero() {
                 SimDuration::ZERO
             } else {

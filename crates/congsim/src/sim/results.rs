@@ -10,7 +10,7 @@ use crate::table::{ColumnSpec, Get, counters};
 use congsim_ip::Sojourn;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::congestion::Controller;
-use congsim_tcp::{CongestionControl, ReceiverStats, SenderStats};
+use congsim_tcp::{CongestionControl, ReceiverStats, SenderState, SenderStats, StateChange};
 
 impl Simulation<'_> {
     /// Takes the counters' reading at the window's close (the first close counts: the window
@@ -124,6 +124,35 @@ impl Simulation<'_> {
         Some(Table::from_rows(&rows, &columns))
     }
 
+    /// The `tcp_changes` table: every change of state of the flows named in
+    /// `[metrics] tcp_changes`, flow by flow in the scenario's order, before `end`.
+    pub(super) fn tcp_changes_table(&self, end: SimTime) -> Option<Table> {
+        let traced = || {
+            (self.connections.iter()).filter_map(|(f, connection)| {
+                let changes = connection.sender.change_trace()?;
+                Some((self.flow_name(f), changes))
+            })
+        };
+        traced().next()?;
+        let rows: Vec<(String, StateChange)> = traced()
+            .flat_map(|(name, changes)| {
+                let before_end = changes.rows().iter().filter(|r| r.time < end);
+                before_end.map(move |r| (name.clone(), *r))
+            })
+            .collect();
+        let columns: [ColumnSpec<(String, StateChange)>; 8] = [
+            ("time_s", Get::F64(|r| r.1.time.as_secs_f64())),
+            ("flow", Get::Str(|r| r.0.clone())),
+            ("cwnd", Get::F64(|r| r.1.after.cwnd)),
+            ("ssthresh", Get::F64(|r| r.1.after.ssthresh)),
+            ("srtt_s", Get::F64(|r| r.1.after.srtt_secs)),
+            ("rto_s", Get::F64(|r| r.1.after.rto.as_secs_f64())),
+            ("state", Get::Str(|r| r.1.after.state.name().to_string())),
+            ("changed", Get::Str(|r| changed_names(r.1.changed))),
+        ];
+        Some(Table::from_rows(&rows, &columns))
+    }
+
     /// The `cbr` table: what each source sent and its sink received.
     pub(super) fn cbr_table(&self, window: &Reading, window_s: f64) -> Table {
         let rows: Vec<CbrRow<'_>> = (self.scenario.cbr.iter().zip(&window.cbr))
@@ -200,6 +229,7 @@ impl Simulation<'_> {
             tcp_events_table(senders)
         });
         let sojourn = self.sojourn_table(end);
+        let tcp_changes = self.tcp_changes_table(end);
         let recorded = self.recorders.into_tables(&flow_names);
         let flow_links = s
             .flow_monitor
@@ -217,6 +247,7 @@ impl Simulation<'_> {
             ("atm_series", recorded.atm_series),
             ("flow_links", flow_links),
             ("sojourn", sojourn),
+            ("tcp_changes", tcp_changes),
             ("warnings", warnings_table(&self.scenario.warnings)),
         ];
         debug_assert!(optional.iter().map(|(n, _)| *n).eq(OPTIONAL_TABLES));
@@ -782,4 +813,14 @@ fn flow_links_table(s: &Scenario, window: &Reading, flow_names: &[String]) -> Ta
     ]
     .concat();
     Table::from_rows(&rows, &columns)
+}
+
+/// The parts of the state a change-trace row changed, space-separated.
+fn changed_names(changed: u8) -> String {
+    let names = SenderState::CHANGED_NAMES.iter().enumerate();
+    let set: Vec<&str> = names
+        .filter(|(bit, _)| changed & (1 << bit) != 0)
+        .map(|(_, name)| *name)
+        .collect();
+    set.join(" ")
 }

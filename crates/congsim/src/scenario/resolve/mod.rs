@@ -88,7 +88,7 @@ impl Scenario {
             ));
         }
         let duration = window.duration;
-        let (flows, mut flow_ids) = resolve_flows(&ctx, &file, &lookup, &routes, duration)?;
+        let (mut flows, mut flow_ids) = resolve_flows(&ctx, &file, &lookup, &routes, duration)?;
         let cbr = resolve_cbr(
             &ctx,
             &file,
@@ -123,6 +123,7 @@ impl Scenario {
         }
         let captures = resolve_captures(&ctx, &file, &mut links)?;
         resolve_sojourn_links(&ctx, &file, &mut links)?;
+        resolve_change_trace(&ctx, &file, &flow_ids, &mut flows)?;
         let series_interval = file.metrics.series_interval.as_ref().map(|d| d.value);
         if series_interval.is_some_and(|d| d.is_zero()) {
             return Err(ctx.err("metrics.series_interval", "must be greater than zero"));
@@ -492,6 +493,7 @@ fn resolve_flow(
         random_boot_phase: tcp.random_boot_phase,
         variant_name: tcp.variant_name,
         profile_name: tcp.profile_name,
+        trace_changes: false,
     })
 }
 
@@ -573,6 +575,38 @@ fn resolve_sojourn_links(
             ));
         }
         link.record_sojourns = true;
+    }
+    Ok(())
+}
+
+/// `[metrics] tcp_changes`: the TCP flows whose every change of state is recorded.
+fn resolve_change_trace(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    flow_ids: &FlowIds,
+    flows: &mut [ResolvedFlow],
+) -> Result<(), ScenarioError> {
+    for (j, name) in file.metrics.tcp_changes.iter().enumerate() {
+        let p = format!("metrics.tcp_changes[{j}]");
+        let ids = flow_ids.get(name).ok_or_else(|| {
+            let known = flows.iter().map(|f| f.name.as_str());
+            ctx.err(
+                &p,
+                format!(
+                    "unknown flow \"{name}\"; TCP flows are: {}",
+                    checks::listing(known)
+                ),
+            )
+        })?;
+        for id in ids {
+            let flow = flows.get_mut(id.index()).ok_or_else(|| {
+                ctx.err(
+                    &p,
+                    format!("\"{name}\" is a CBR source: it has no TCP state to trace"),
+                )
+            })?;
+            flow.trace_changes = true;
+        }
     }
     Ok(())
 }

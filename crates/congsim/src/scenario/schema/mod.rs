@@ -195,10 +195,15 @@ pub struct MetricsSpec {
     #[serde(default)]
     pub flow_monitor: bool,
     /// Record each packet's wait in the queue of these links (`"from->to"`), from its arrival
-    /// to the start of its transmission (table `sojourn`; DropTail, RED, CoDel and FQ-CoDel
-    /// queues).
+    /// to the start of its transmission (table `sojourn`; DropTail, RED, CoDel, FQ-CoDel, PIE
+    /// and FQ-PIE queues).
     #[serde(default)]
     pub sojourn_links: Vec<String>,
+    /// Record every change of cwnd, ssthresh, srtt, RTO or congestion state of these TCP flows
+    /// (names; an entry with `count` > 1 names all its flows), with its time: table
+    /// `tcp_changes`, ns-2's `trace cwnd_`, ns-3's congestion trace sources.
+    #[serde(default)]
+    pub tcp_changes: Vec<String>,
 }
 
 /// Drop (or mark) the `packet`-th (1-based) data packet of `flow` arriving at the link
