@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from importlib.metadata import version as installed_version
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -11,6 +12,9 @@ sys.path.insert(0, str(DOCS / "_ext"))
 project = "congsim"
 author = "the congsim developers"
 copyright = "2026, the congsim developers"
+# The installed package's version, which maturin takes from the workspace Cargo.toml.
+release = installed_version("congsim")
+version = ".".join(release.split(".")[:2])
 
 extensions = [
     "myst_parser",
@@ -19,7 +23,8 @@ extensions = [
     "congsim_reference",
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
-myst_enable_extensions = ["colon_fence", "dollarmath"]
+myst_enable_extensions = ["colon_fence", "dollarmath", "substitution"]
+myst_substitutions = {"release": release}
 myst_heading_anchors = 3
 exclude_patterns = [
     "_build",
@@ -31,7 +36,7 @@ exclude_patterns = [
 suppress_warnings = ["myst.header"]
 
 html_theme = "pydata_sphinx_theme"
-html_title = "congsim"
+html_title = f"congsim {release}"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 
 autodoc_member_order = "bysource"

@@ -33,10 +33,16 @@ def __getattr__(name: str) -> Any:
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
 
+        # One source: the workspace Cargo.toml, which maturin writes into the package's
+        # metadata and compiles into the native module.
         try:
             return version("congsim")
-        except PackageNotFoundError:  # a source tree without installation
-            return "0.0.0"
+        except PackageNotFoundError:  # a source tree on sys.path, not installed
+            from congsim import _core
+
+            # A native module built before it carried `__version__` has none; rebuilding it
+            # (scripts/install.sh) adds it.
+            return getattr(_core, "__version__", "0+unknown")
     if name == "sweep":
         import importlib
 

@@ -72,12 +72,34 @@ class _CommandsInOrder(click.Group):
             _stopped()
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`--version`: `congsim <version> (<commit>)`, the commit the native module was built from."""
+    if not value or ctx.resilient_parsing:
+        return
+    import congsim
+    from congsim import _core
+
+    # crates/congsim-py/build.rs bakes the commit in; a native module built before it has none
+    # (rebuilding it, scripts/install.sh, adds it).
+    commit = getattr(_core, "BUILD_COMMIT", "unknown")
+    click.echo(f"congsim {congsim.__version__} ({commit})")
+    ctx.exit()
+
+
 @click.group(
     name="congsim",
     cls=_CommandsInOrder,
     help="A fast, deterministic simulator of TCP congestion control over IP and ATM networks.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Print the version and the commit it was built from, and exit.",
 )
 def app() -> None:
     pass

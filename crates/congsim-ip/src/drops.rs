@@ -14,6 +14,8 @@ pub enum DropReason {
     Scripted,
     /// Random loss configured on the link.
     RandomLoss,
+    /// The link was down (a scheduled event): queued, in transmission, propagating or arriving.
+    LinkDown,
 }
 
 /// What a scripted entry does to its packet.

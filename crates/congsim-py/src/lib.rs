@@ -246,6 +246,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     // The optional tables a run may produce, in order: Python reads them from here.
     m.add("OPTIONAL_TABLES", congsim::OPTIONAL_TABLES.to_vec())?;
+    // The version (the workspace Cargo.toml's, which maturin also gives the wheel) and the
+    // commit it was built from (build.rs; "unknown" outside a git checkout).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("BUILD_COMMIT", env!("CONGSIM_BUILD_COMMIT"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

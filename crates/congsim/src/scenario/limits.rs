@@ -20,7 +20,7 @@ pub struct LimitDef {
 }
 
 /// Every limit, in the order the documentation lists them.
-pub const LIMITS: [LimitDef; 11] = [
+pub const LIMITS: [LimitDef; 12] = [
     LimitDef {
         name: "file_bytes",
         default: 64 << 20,
@@ -46,7 +46,12 @@ pub const LIMITS: [LimitDef; 11] = [
     LimitDef {
         name: "fq_queues",
         default: 10_000_000,
-        counts: "flow queues of every FQ-CoDel link together (about 100 bytes each)",
+        counts: "flow queues of every FQ-CoDel and FQ-PIE link together (about 100 bytes each)",
+    },
+    LimitDef {
+        name: "events",
+        default: 100_000,
+        counts: "scheduled [[events]] (a link going down or up recomputes every route)",
     },
     LimitDef {
         name: "route_entries",

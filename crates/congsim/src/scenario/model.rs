@@ -246,6 +246,8 @@ pub struct Scenario {
     pub tcp_events: bool,
     pub sequence_trace: bool,
     pub flow_monitor: bool,
+    /// Scheduled events in time order (file order at one instant).
+    pub events: Vec<ResolvedEvent>,
     /// The file as parsed, for echoing the configuration next to results.
     pub source: ScenarioFile,
     /// Settings that are allowed but do nothing or defeat themselves.
@@ -269,4 +271,22 @@ impl Scenario {
         }
         text
     }
+}
+
+/// A scheduled event, resolved (`[[events]]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedEvent {
+    pub at: SimDuration,
+    pub change: NetworkChange,
+}
+
+/// What a scheduled event changes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NetworkChange {
+    LinkDown(LinkId),
+    LinkUp(LinkId),
+    LinkRate(LinkId, Rate),
+    LinkDelay(LinkId, SimDuration),
+    FlowStart(FlowId),
+    FlowStop(FlowId),
 }

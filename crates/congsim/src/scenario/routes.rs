@@ -19,10 +19,14 @@ fn mix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// A link as routing sees it: where it starts and ends.
+/// A link as routing sees it: where it starts and ends, and whether it carries traffic now.
 pub trait Hop {
     fn from(&self) -> NodeId;
     fn to(&self) -> NodeId;
+    /// `false` for a link a scheduled event took down: routes avoid it.
+    fn is_up(&self) -> bool {
+        true
+    }
 }
 
 /// No row, no column (a node nothing is addressed to), or no route.
@@ -82,7 +86,7 @@ impl Plan {
         // from that node are equal-cost choices, so the node gets a row of its own.
         let mut feeder = vec![(NONE, NONE); nodes];
         let mut several = vec![false; nodes];
-        for (i, l) in links.iter().enumerate() {
+        for (i, l) in links.iter().enumerate().filter(|(_, l)| l.is_up()) {
             let (from, to) = (l.from().0, l.to().index());
             match feeder[to] {
                 (NONE, _) => feeder[to] = (from, i as u32),
@@ -158,7 +162,7 @@ impl Routes {
             row_nodes,
         } = Plan::new(nodes, links, destinations, ecmp);
         let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); nodes];
-        for (i, l) in links.iter().enumerate() {
+        for (i, l) in links.iter().enumerate().filter(|(_, l)| l.is_up()) {
             incoming[l.to().index()].push(i);
         }
         let mut next = vec![NONE; row_nodes.len() * nodes];
@@ -182,7 +186,7 @@ impl Routes {
                 }
             }
             let row = &mut next[row * nodes..][..nodes];
-            for (li, l) in links.iter().enumerate() {
+            for (li, l) in links.iter().enumerate().filter(|(_, l)| l.is_up()) {
                 let (u, v) = (l.from().index(), l.to().index());
                 if dist[u] != usize::MAX && dist[v] != usize::MAX && dist[v] + 1 == dist[u] {
                     if row[u] == NONE {
@@ -296,6 +300,17 @@ impl Routes {
     fn group(&self, code: HopCode) -> &[u32] {
         let (start, len) = self.groups[(code & !GROUP) as usize];
         &self.group_links[start as usize..][..len as usize]
+    }
+
+    /// The link a hop code names, if it names one link (not a group, not `NONE`): what the
+    /// hot path reads without the routes.
+    #[inline]
+    pub const fn direct(code: HopCode) -> Option<LinkId> {
+        if code & GROUP == 0 {
+            Some(LinkId(code))
+        } else {
+            None
+        }
     }
 
     /// The link a packet of `flow` leaves `at` on, given `at`'s code towards the packet's

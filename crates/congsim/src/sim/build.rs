@@ -44,6 +44,7 @@ impl<'a> Simulation<'a> {
             early_endpoints: Vec::new(),
             in_early_delivery: false,
             recorders: Recorders::new(scenario),
+            links_change: !scenario.events.is_empty(),
             segments: Vec::new(),
             acks: Vec::new(),
             atm: scenario.links.iter().any(|l| l.atm.is_some()).then(|| {

@@ -234,6 +234,10 @@ impl Simulation<'_> {
     }
 
     pub(super) fn tx_done(&mut self, now: SimTime, link: LinkId) {
+        // A link that went down cut this transmission short.
+        if self.links_change && !self.links[link.index()].transmission_ends_at(now) {
+            return;
+        }
         let (head, next) = self.links[link.index()].complete_tx(now);
         if let Some(t) = head {
             self.schedule_arrival(t, link);

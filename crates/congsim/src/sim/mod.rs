@@ -9,7 +9,7 @@
 //! ACK therefore costs no heap operation.
 
 use crate::metrics::{coefficient_of_variation, jain_index, max_min_shares};
-use crate::scenario::model::{QueueDiscipline, ResolvedLink};
+use crate::scenario::model::{NetworkChange, QueueDiscipline, ResolvedLink};
 use crate::scenario::model::{Scenario, ScenarioWarning};
 use crate::table::{Column, Table};
 use crate::transfers::exponential_gap_s;
@@ -74,6 +74,8 @@ enum Event {
     MeasureStart,
     MeasureEnd,
     Sample,
+    /// Scheduled event `scenario.events[i]`.
+    Scheduled(u32),
     End,
 }
 
@@ -397,6 +399,9 @@ struct Simulation<'a> {
     in_early_delivery: bool,
     /// The opt-in recordings: series and the time-sequence trace.
     recorders: Recorders,
+    /// The scenario has scheduled events: a link's pending arrival and transmission events
+    /// may have become stale.
+    links_change: bool,
     segments: Vec<Segment>,
     acks: Vec<Segment>,
     /// The ATM network, when the scenario has ATM links.
@@ -485,6 +490,10 @@ impl<'a> Simulation<'a> {
         if self.recorders.is_sampling() {
             self.queue.schedule(SimTime::ZERO, Event::Sample);
         }
+        for (i, event) in s.events.iter().enumerate() {
+            self.queue
+                .schedule(Self::at(event.at), Event::Scheduled(i as u32));
+        }
         let mut until_observed = OBSERVE_EVERY_EVENTS;
         while let Some((now, event)) = self.queue.pop() {
             until_observed -= 1;
@@ -494,6 +503,10 @@ impl<'a> Simulation<'a> {
             }
             match event {
                 Event::LinkArrival(link) => {
+                    // A link that went down lost the packet this event was for.
+                    if self.links_change && !self.links[link.index()].pipe_head_arrives_at(now) {
+                        continue;
+                    }
                     let (pkt, next) = self.links[link.index()].pop_arrival(now);
                     if let Some(t) = next {
                         self.schedule_arrival(t, link);
@@ -567,6 +580,7 @@ impl<'a> Simulation<'a> {
                     self.close_window(now);
                     self.release_deferred(now);
                 }
+                Event::Scheduled(i) => self.apply(now, i as usize),
                 Event::Sample => {
                     self.sample(now);
                     let interval = self.scenario.series_interval.expect("sampling is on");
@@ -606,6 +620,34 @@ impl<'a> Simulation<'a> {
             &mut self.links,
             self.atm.as_ref(),
         );
+    }
+
+    /// Scheduled event `i`.
+    fn apply(&mut self, now: SimTime, i: usize) {
+        match self.scenario.events[i].change {
+            NetworkChange::LinkDown(link) => {
+                self.links[link.index()].set_down(now);
+                self.record_inside_drops(now, link);
+                self.reroute();
+            }
+            NetworkChange::LinkUp(link) => {
+                self.links[link.index()].set_up();
+                self.reroute();
+            }
+            NetworkChange::LinkRate(link, rate) => self.links[link.index()].set_rate(rate),
+            NetworkChange::LinkDelay(link, delay) => self.links[link.index()].set_delay(delay),
+            NetworkChange::FlowStart(f) => {
+                self.connections.flows[f.index()].sender.start(now, None);
+                self.flush(now, f, End::Sender);
+            }
+            NetworkChange::FlowStop(f) => self.connections.flows[f.index()].sender.stop(),
+        }
+    }
+
+    /// Routes over the links that are up now.
+    fn reroute(&mut self) {
+        let up: Vec<bool> = self.links.iter().map(|l| !l.is_down()).collect();
+        self.routing = self.routing.rerouted(self.scenario, &self.links, &up);
     }
 
     /// A timer wake-up of one end of connection `f` (stale ones find nothing due).

@@ -5,7 +5,7 @@ use super::atm_tables::{atm_ports_table, atm_vcs_table, push_atm_summary};
 use super::recorders::{pcap_file, tcp_events_table};
 use super::*;
 use crate::pcap::FlowWire;
-use crate::scenario::model::{ResolvedCbr, ResolvedFlow};
+use crate::scenario::model::{NetworkChange, ResolvedCbr, ResolvedFlow};
 use crate::table::{ColumnSpec, Get, counters};
 use congsim_ip::Sojourn;
 use congsim_ip::qdisc::ClassStats;
@@ -629,7 +629,15 @@ fn links_table(s: &Scenario, window: &Reading, window_ps: u64) -> Table {
         ],
     ]
     .concat();
-    Table::from_rows(&rows, &columns)
+    let mut table = Table::from_rows(&rows, &columns);
+    if (s.events.iter()).any(|e| matches!(e.change, NetworkChange::LinkDown(_))) {
+        let lost = (
+            "drops_link_down",
+            Get::U64(|r: &LinkRow<'_>| r.reading.stats.drops_link_down),
+        );
+        table.extend_rows(&rows, &[lost]);
+    }
+    table
 }
 
 /// One flow at one IP link (the flow monitor).

@@ -3,11 +3,12 @@
 //! packet is offered to at once, without an event, because the next link is fed by this one
 //! alone (an exact shortcut, see `congsim_ip::Link::offer`).
 
-use crate::scenario::model::Scenario;
-use crate::scenario::routes::{HopCode, Routes};
+use crate::scenario::model::{ResolvedLink, Scenario};
+use crate::scenario::routes::{Hop, HopCode, Routes};
 use congsim_core::wire::Packet;
 use congsim_core::{LinkId, NodeId};
 use congsim_ip::Link;
+use std::borrow::Cow;
 
 /// Node pairs up to which next hops are kept in one dense table (8 MB).
 const DENSE_HOP_ENTRIES: usize = 1 << 20;
@@ -16,7 +17,11 @@ const DENSE_HOP_ENTRIES: usize = 1 << 20;
 const NO_FUSION: u32 = u32::MAX;
 
 pub(super) struct Routing<'a> {
-    routes: &'a Routes,
+    /// The routes over the links that are up: the scenario's until a link goes down.
+    routes: Cow<'a, Routes>,
+    /// The scenario's routes, for a destination the links still up cannot reach: its packets
+    /// go their usual way and are lost at the link that is down.
+    usual: &'a Routes,
     /// Per link: the node it leads to (a dense copy of the scenario's, for the hot path).
     link_to: Vec<NodeId>,
     /// Per link: its row in `fuse_next`, or `NO_FUSION` when it fuses into no next link (most
@@ -41,8 +46,30 @@ impl<'a> Routing<'a> {
     /// The tables of `scenario`'s routes for replication `replication`, with hop fusion into
     /// those of `links` that accept early offers.
     pub(super) fn new(scenario: &'a Scenario, links: &[Link], replication: u32) -> Self {
+        let salt = scenario.ecmp_salt(replication);
+        Self::over(scenario, links, salt, Cow::Borrowed(&scenario.routes))
+    }
+
+    /// The routing once the links with `up[i] = false` are down (or back up): shortest paths
+    /// over the others (scheduled events; hop fusion is off in a scenario that has them).
+    pub(super) fn rerouted(&self, scenario: &'a Scenario, links: &[Link], up: &[bool]) -> Self {
+        let hops: Vec<UpLink<'_>> = (scenario.links.iter().zip(up))
+            .map(|(link, &up)| UpLink { link, up })
+            .collect();
+        let destinations = scenario.routes.destinations();
+        let routes = Routes::compute(scenario.nodes.len(), &hops, destinations, scenario.ecmp);
+        Self::over(scenario, links, self.ecmp_salt, Cow::Owned(routes))
+    }
+
+    fn over(
+        scenario: &'a Scenario,
+        links: &[Link],
+        ecmp_salt: u64,
+        owned_routes: Cow<'a, Routes>,
+    ) -> Self {
+        let routes: &Routes = &owned_routes;
         let link_to = scenario.links.iter().map(|l| l.to).collect();
-        let routes = &scenario.routes;
+        let usual = &scenario.routes;
         let nodes = scenario.nodes.len();
         // Small networks get every (node, destination) pair in one table, which the hot path
         // reads with one load; large ones read the scenario's rows per destination.
@@ -101,13 +128,14 @@ impl<'a> Routing<'a> {
             }
         }
         Routing {
-            routes,
+            routes: owned_routes,
+            usual,
             link_to,
             fuse_row,
             fuse_next,
             hop_columns: columns,
             dense_next,
-            ecmp_salt: scenario.ecmp_salt(replication),
+            ecmp_salt,
         }
     }
 
@@ -145,8 +173,39 @@ impl<'a> Routing<'a> {
             Some(table) => table[node.index() * self.hop_columns + pkt.dst.index()],
             None => self.routes.hop_code(node, pkt.dst),
         };
-        (self.routes)
+        if let Some(link) = Routes::direct(code) {
+            return link;
+        }
+        match self.routes.pick(code, node, self.ecmp_salt, pkt.flow) {
+            Some(link) => link,
+            None => self.usual_route(node, pkt),
+        }
+    }
+
+    /// The link `node` forwards `pkt` on when no link that is up leads to its destination.
+    #[cold]
+    fn usual_route(&self, node: NodeId, pkt: &Packet) -> LinkId {
+        let code = self.usual.hop_code(node, pkt.dst);
+        (self.usual)
             .pick(code, node, self.ecmp_salt, pkt.flow)
             .expect("routes were validated when the scenario was loaded")
+    }
+}
+
+/// A link as rerouting sees it.
+struct UpLink<'l> {
+    link: &'l ResolvedLink,
+    up: bool,
+}
+
+impl Hop for UpLink<'_> {
+    fn from(&self) -> NodeId {
+        self.link.from
+    }
+    fn to(&self) -> NodeId {
+        self.link.to
+    }
+    fn is_up(&self) -> bool {
+        self.up
     }
 }

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod atm;
 mod context;
+mod events;
 mod queue;
 mod tcp;
 mod traffic;
@@ -124,6 +125,7 @@ impl Scenario {
         let captures = resolve_captures(&ctx, &file, &mut links)?;
         resolve_sojourn_links(&ctx, &file, &mut links)?;
         resolve_change_trace(&ctx, &file, &flow_ids, &mut flows)?;
+        let events = events::resolve_events(&ctx, &file, &mut links, &flow_ids, &flows, duration)?;
         let series_interval = file.metrics.series_interval.as_ref().map(|d| d.value);
         if series_interval.is_some_and(|d| d.is_zero()) {
             return Err(ctx.err("metrics.series_interval", "must be greater than zero"));
@@ -146,8 +148,9 @@ impl Scenario {
             transfers,
             routes,
             ecmp,
-            // The shortcuts take packets in scheduling order: off when ties go at random.
-            hop_fusion: tie_order == TieOrder::Scheduled,
+            // The shortcuts take packets in scheduling order: off when ties go at random, and
+            // when links change while packets are on their way.
+            hop_fusion: tie_order == TieOrder::Scheduled && events.is_empty(),
             tie_order,
             atm_abr,
             captures,
@@ -156,6 +159,7 @@ impl Scenario {
             tcp_events: file.metrics.tcp_events,
             flow_monitor: file.metrics.flow_monitor,
             sequence_trace: file.metrics.sequence_trace,
+            events,
             source: file,
             warnings: Vec::new(),
         };

@@ -97,6 +97,53 @@ pub struct ScenarioFile {
     /// Background VBR sources on ATM switch ports.
     #[serde(default)]
     pub vbr: Vec<VbrSpec>,
+    /// Changes to the network or its traffic at given times (ns-2's `$ns at` and
+    /// `rtmodel-at`).
+    #[serde(default)]
+    pub events: Vec<EventSpec>,
+}
+
+/// A change at time `at`: `action` says what, `link` or `flow` names what it applies to.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EventSpec {
+    /// When, from the start of the run; before the end.
+    pub at: DurationText,
+    pub action: EventAction,
+    /// The link (`"from->to"`, one direction) of a `link_*` action; IP links only.
+    #[serde(default)]
+    pub link: Option<String>,
+    /// The new rate of a `link_rate` action.
+    #[serde(default)]
+    pub rate: Option<RateText>,
+    /// The new propagation delay of a `link_delay` action.
+    #[serde(default)]
+    pub delay: Option<DurationText>,
+    /// The TCP flow of a `flow_start` or `flow_stop` action (a name; an entry with `count` > 1
+    /// names all its flows).
+    #[serde(default)]
+    pub flow: Option<String>,
+}
+
+/// What a scheduled event does.
+#[derive(
+    Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EventAction {
+    /// The link stops: what it holds (queued, in transmission, propagating) and every later
+    /// arrival is lost; routes are recomputed around it.
+    LinkDown,
+    /// The link carries traffic again; routes are recomputed.
+    LinkUp,
+    /// Transmissions from now on run at `rate`.
+    LinkRate,
+    /// Packets sent from now on propagate for `delay` (none overtakes another).
+    LinkDelay,
+    /// A persistent flow's application supplies data again (ns-2 `$ftp start`).
+    FlowStart,
+    /// The flow's application stops supplying new data (ns-2 `$ftp stop`).
+    FlowStop,
 }
 
 /// A pcap file of the packets transmitted on some links, merged in time order.

@@ -1,0 +1,259 @@
+//! `[[events]]`: changes to the network and its traffic at given times, checked one by one and
+//! against each other (a link taken down twice, or down and up at one instant, is refused).
+
+use super::context::{Ctx, FlowIds};
+use super::link_named;
+use crate::scenario::ScenarioError;
+use crate::scenario::checks;
+use crate::scenario::model::{
+    NetworkChange, QueueDiscipline, ResolvedEvent, ResolvedFlow, ResolvedLink,
+};
+use crate::scenario::schema::{EventAction, EventSpec, ScenarioFile};
+use congsim_core::time::SimDuration;
+use congsim_core::{FlowId, LinkId};
+use std::collections::BTreeMap;
+
+/// The fields an action takes besides `at` and `action`.
+fn fields_of(action: EventAction) -> &'static [&'static str] {
+    match action {
+        EventAction::LinkDown | EventAction::LinkUp => &["link"],
+        EventAction::LinkRate => &["link", "rate"],
+        EventAction::LinkDelay => &["link", "delay"],
+        EventAction::FlowStart | EventAction::FlowStop => &["flow"],
+    }
+}
+
+fn action_name(action: EventAction) -> &'static str {
+    match action {
+        EventAction::LinkDown => "link_down",
+        EventAction::LinkUp => "link_up",
+        EventAction::LinkRate => "link_rate",
+        EventAction::LinkDelay => "link_delay",
+        EventAction::FlowStart => "flow_start",
+        EventAction::FlowStop => "flow_stop",
+    }
+}
+
+/// The events in time order (file order at one instant). Links with events leave the FIFO
+/// fast path, which computes departures at arrival from a rate that must then not change.
+pub(super) fn resolve_events(
+    ctx: &Ctx<'_>,
+    file: &ScenarioFile,
+    links: &mut [ResolvedLink],
+    flow_ids: &FlowIds,
+    flows: &[ResolvedFlow],
+    duration: SimDuration,
+) -> Result<Vec<ResolvedEvent>, ScenarioError> {
+    let limits = ctx.limits;
+    limits.check(
+        "events",
+        file.events.len() as u64,
+        ctx.file,
+        "events",
+        || format!("has {} events", file.events.len()),
+    )?;
+    let mut events: Vec<(usize, ResolvedEvent)> = Vec::new();
+    for (i, spec) in file.events.iter().enumerate() {
+        let p = format!("events[{i}]");
+        let at = spec.at.value;
+        if at >= duration {
+            return Err(ctx.err(
+                format!("{p}.at"),
+                format!(
+                    "{} is not before the end of the run ({})",
+                    checks::readable_duration(at.as_ps()),
+                    checks::readable_duration(duration.as_ps())
+                ),
+            ));
+        }
+        check_fields(ctx, &p, spec)?;
+        for change in changes(ctx, &p, spec, links, flow_ids, flows)? {
+            events.push((i, ResolvedEvent { at, change }));
+        }
+    }
+    events.sort_by_key(|(i, e)| (e.at, *i));
+    check_sequence(ctx, &events, links)?;
+    if !events.is_empty() {
+        for link in links.iter_mut() {
+            link.fifo_fast_path = false;
+        }
+    }
+    Ok(events.into_iter().map(|(_, e)| e).collect())
+}
+
+/// Refuses a field the action does not take, and a missing one it does.
+fn check_fields(ctx: &Ctx<'_>, p: &str, spec: &EventSpec) -> Result<(), ScenarioError> {
+    let takes = fields_of(spec.action);
+    let given = [
+        ("link", spec.link.is_some()),
+        ("rate", spec.rate.is_some()),
+        ("delay", spec.delay.is_some()),
+        ("flow", spec.flow.is_some()),
+    ];
+    for (field, present) in given {
+        if present && !takes.contains(&field) {
+            let owners: Vec<&str> = [
+                EventAction::LinkDown,
+                EventAction::LinkUp,
+                EventAction::LinkRate,
+                EventAction::LinkDelay,
+                EventAction::FlowStart,
+                EventAction::FlowStop,
+            ]
+            .into_iter()
+            .filter(|a| fields_of(*a).contains(&field))
+            .map(action_name)
+            .collect();
+            return Err(ctx.err(
+                format!("{p}.{field}"),
+                format!("applies to action = {} only", owners.join(", ")),
+            ));
+        }
+        if !present && takes.contains(&field) {
+            return Err(ctx.err(
+                format!("{p}.{field}"),
+                format!("action = \"{}\" needs it", action_name(spec.action)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What one event changes (a flow name with `count` > 1 stands for each of its flows).
+fn changes(
+    ctx: &Ctx<'_>,
+    p: &str,
+    spec: &EventSpec,
+    links: &[ResolvedLink],
+    flow_ids: &FlowIds,
+    flows: &[ResolvedFlow],
+) -> Result<Vec<NetworkChange>, ScenarioError> {
+    if let Some(name) = &spec.link {
+        let field = format!("{p}.link");
+        let index = link_named(ctx, &field, links, name)?;
+        let link = &links[index];
+        if link.atm.is_some() {
+            return Err(ctx.err(
+                field,
+                format!("\"{name}\" is an ATM link: scheduled link events apply to IP links (an ATM VC keeps the route it was set up on)"),
+            ));
+        }
+        let id = LinkId(index as u32);
+        let class_based = matches!(
+            link.queue,
+            QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
+        );
+        let change = match spec.action {
+            EventAction::LinkDown | EventAction::LinkUp if class_based => {
+                return Err(ctx.err(
+                    field,
+                    format!(
+                        "\"{name}\" has a {} queue, which may hold packets back; links go down and up with droptail, red, codel, fq_codel, pie and fq_pie queues",
+                        link.queue.kind_name()
+                    ),
+                ));
+            }
+            EventAction::LinkDown => NetworkChange::LinkDown(id),
+            EventAction::LinkUp => NetworkChange::LinkUp(id),
+            EventAction::LinkRate => {
+                let rate = spec.rate.as_ref().expect("checked").value;
+                NetworkChange::LinkRate(id, rate)
+            }
+            EventAction::LinkDelay => {
+                NetworkChange::LinkDelay(id, spec.delay.as_ref().expect("checked").value)
+            }
+            EventAction::FlowStart | EventAction::FlowStop => unreachable!("flow actions"),
+        };
+        return Ok(vec![change]);
+    }
+    let name = spec.flow.as_ref().expect("checked");
+    let field = format!("{p}.flow");
+    let ids = flow_ids.get(name).ok_or_else(|| {
+        let known = flows.iter().map(|f| f.name.as_str());
+        ctx.err(
+            &field,
+            format!(
+                "unknown flow \"{name}\"; TCP flows are: {}",
+                checks::listing(known)
+            ),
+        )
+    })?;
+    ids.iter()
+        .map(|&id| {
+            let flow = flows.get(id.index()).ok_or_else(|| {
+                ctx.err(&field, format!("\"{name}\" is a CBR source: flow events apply to TCP flows"))
+            })?;
+            match spec.action {
+                EventAction::FlowStart if flow.size_bytes.is_some() => Err(ctx.err(
+                    &field,
+                    format!("\"{name}\" sends a file of a given size: flow_start resumes a persistent flow"),
+                )),
+                EventAction::FlowStart => Ok(NetworkChange::FlowStart(id)),
+                EventAction::FlowStop => Ok(NetworkChange::FlowStop(id)),
+                _ => unreachable!("link actions"),
+            }
+        })
+        .collect()
+}
+
+/// What an event is about, to find two that contradict each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Target {
+    LinkState(LinkId),
+    LinkRate(LinkId),
+    LinkDelay(LinkId),
+    Flow(FlowId),
+}
+
+fn target(change: &NetworkChange) -> Target {
+    match *change {
+        NetworkChange::LinkDown(l) | NetworkChange::LinkUp(l) => Target::LinkState(l),
+        NetworkChange::LinkRate(l, _) => Target::LinkRate(l),
+        NetworkChange::LinkDelay(l, _) => Target::LinkDelay(l),
+        NetworkChange::FlowStart(f) | NetworkChange::FlowStop(f) => Target::Flow(f),
+    }
+}
+
+/// In time order: two events at one instant that set the same thing differently, a link
+/// taken down while down or brought up while up.
+fn check_sequence(
+    ctx: &Ctx<'_>,
+    events: &[(usize, ResolvedEvent)],
+    links: &[ResolvedLink],
+) -> Result<(), ScenarioError> {
+    let mut at_instant: BTreeMap<(SimDuration, Target), (usize, NetworkChange)> = BTreeMap::new();
+    let mut down = vec![false; links.len()];
+    for (i, event) in events {
+        let key = (event.at, target(&event.change));
+        if let Some((j, earlier)) = at_instant.get(&key)
+            && *earlier != event.change
+        {
+            return Err(ctx.err(
+                format!("events[{i}]"),
+                format!(
+                    "contradicts events[{j}] at the same instant ({})",
+                    checks::readable_duration(event.at.as_ps())
+                ),
+            ));
+        }
+        at_instant.insert(key, (*i, event.change));
+        let (link, going_down) = match event.change {
+            NetworkChange::LinkDown(l) => (l, true),
+            NetworkChange::LinkUp(l) => (l, false),
+            _ => continue,
+        };
+        if down[link.index()] == going_down {
+            let name = &links[link.index()].name;
+            return Err(ctx.err(
+                format!("events[{i}].action"),
+                format!(
+                    "\"{name}\" is already {} at {}",
+                    if going_down { "down" } else { "up" },
+                    checks::readable_duration(event.at.as_ps())
+                ),
+            ));
+        }
+        down[link.index()] = going_down;
+    }
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! Scheduled events (`[[events]]`, issue #30 item 3): a link failure and repair that reroute
+//! traffic at their instants, rate, delay and application changes, and the refusals.
+
+mod common;
+
+use common::*;
+
+/// a -> b over r1 (2 hops, the shortest) or over r2 and r3 (3 hops); one persistent flow;
+/// each packet's wait recorded on the two first hops, so that the table shows which path
+/// every packet took and when; `events` appended.
+fn two_paths(events: &str) -> String {
+    format!(
+        r#"
+nodes = ["a", "r1", "r2", "r3", "b"]
+[simulation]
+duration = "12s"
+[metrics]
+sojourn_links = ["a->r1", "a->r2"]
+tcp_changes = ["ftp"]
+[tcp]
+profile = "rfc"
+variant = "sack"
+[[links]]
+from = "a"
+to = "r1"
+rate = "10Mbps"
+delay = "5ms"
+duplex = true
+[[links]]
+from = "r1"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+duplex = true
+[[links]]
+from = "a"
+to = "r2"
+rate = "10Mbps"
+delay = "5ms"
+duplex = true
+[[links]]
+from = "r2"
+to = "r3"
+rate = "10Mbps"
+delay = "5ms"
+duplex = true
+[[links]]
+from = "r3"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+duplex = true
+[[flows]]
+name = "ftp"
+from = "a"
+to = "b"
+{events}
+"#
+    )
+}
+
+const FAILURE: &str = r#"
+[[events]]
+at = "4s"
+action = "link_down"
+link = "a->r1"
+[[events]]
+at = "8s"
+action = "link_up"
+link = "a->r1"
+"#;
+
+/// (time the packet left the queue, link) of every data packet of the flow on the first hops.
+fn departures(r: &congsim::RunResult) -> Vec<(f64, String)> {
+    let t = r.table("sojourn").expect("sojourn_links set");
+    let times = f64_col_of(t, "time_s");
+    let links = str_col_of(Some(t), "link");
+    let sizes = f64_col_of(t, "size_bytes");
+    (times.into_iter().zip(links).zip(sizes))
+        .filter(|(_, size)| *size > 100.0)
+        .map(|(d, _)| d)
+        .collect()
+}
+
+#[test]
+fn a_link_failure_reroutes_the_flow_at_its_instant_and_the_repair_brings_it_back() {
+    let r = run_toml(&two_paths(FAILURE));
+    let rows = departures(&r);
+    let on = |link: &str, from: f64, to: f64| {
+        (rows.iter())
+            .filter(|(t, l)| l == link && *t >= from && *t < to)
+            .count()
+    };
+    // Before the failure the short path only; during it the long one only; after the repair
+    // the short one again (the long path's queue drains within a few ms of the repair).
+    assert!(on("a->r1", 0.0, 4.0) > 2000 && on("a->r2", 0.0, 4.0) == 0);
+    assert!(on("a->r1", 4.0, 8.0) == 0 && on("a->r2", 4.0, 8.0) > 2000);
+    assert!(on("a->r1", 8.0, 12.0) > 2000 && on("a->r2", 8.05, 12.0) == 0);
+    let first_rerouted = rows.iter().find(|(_, l)| l == "a->r2").expect("rerouted").0;
+    assert!((4.0..4.2).contains(&first_rerouted), "{first_rerouted}");
+    // What the link held when it went down is lost and counted.
+    let links = str_col_of(Some(&r.links), "link");
+    let lost = f64_col(&r, "links", "drops_link_down");
+    let at = links.iter().position(|l| l == "a->r1").expect("a->r1");
+    assert!(lost[at] > 0.0, "{lost:?}");
+    assert_eq!(lost.iter().sum::<f64>(), lost[at]);
+    // The sender recovers from the loss: its window was cut at about 4 s.
+    let changes = r.table("tcp_changes").expect("tcp_changes set");
+    let (times, states) = (
+        f64_col_of(changes, "time_s"),
+        str_col_of(Some(changes), "state"),
+    );
+    assert!(
+        (times.iter().zip(&states)).any(|(t, s)| (4.0..5.5).contains(t) && s != "open"),
+        "a loss episode after the failure"
+    );
+}
+
+#[test]
+fn the_same_events_give_the_same_tables_and_none_changes_nothing() {
+    let a = run_toml(&two_paths(FAILURE));
+    let b = run_toml(&two_paths(FAILURE));
+    assert_eq!(format!("{:?}", a.tables()), format!("{:?}", b.tables()));
+    let plain = run_toml(&two_paths(""));
+    assert!(plain.table("tcp_changes").is_some());
+    assert!(str_col_of(Some(&plain.links), "link").len() == 10);
+    assert!(
+        plain.links.column("drops_link_down").is_none(),
+        "only with link_down events"
+    );
+}
+
+#[test]
+fn rate_delay_and_application_changes_take_effect_at_their_instants() {
+    let events = r#"
+[[events]]
+at = "2s"
+action = "link_delay"
+link = "r1->a"
+delay = "100ms"
+[[events]]
+at = "6s"
+action = "link_rate"
+link = "r1->b"
+rate = "2Mbps"
+[[events]]
+at = "9s"
+action = "flow_stop"
+flow = "ftp"
+[[events]]
+at = "10.5s"
+action = "flow_start"
+flow = "ftp"
+"#;
+    let r = run_toml(&two_paths(events));
+    let rows = departures(&r);
+    let sent =
+        |from: f64, to: f64| rows.iter().filter(|(t, _)| *t >= from && *t < to).count() as f64;
+    // A longer ACK path (5 ms to 100 ms): the round trip without queueing goes from 20 to
+    // 115 ms, and the smoothed RTT follows.
+    let changes = r.table("tcp_changes").expect("tcp_changes set");
+    let (times, srtt) = (f64_col_of(changes, "time_s"), f64_col_of(changes, "srtt_s"));
+    let at = |t: f64| srtt[times.iter().rposition(|&x| x <= t).expect("changes before")];
+    assert!(
+        at(1.9) < 0.1 && at(5.9) > 0.115,
+        "{} then {}",
+        at(1.9),
+        at(5.9)
+    );
+    // 2 Mb/s carries 167 packets of 1500 bytes a second (counted where they leave a, a queue
+    // of at most 50 at r1 may add 25 a second); before, the window limited the flow to several
+    // times that.
+    let before = sent(4.5, 6.0) / 1.5;
+    let after = sent(7.0, 9.0) / 2.0;
+    assert!(before > 400.0, "{before}");
+    assert!((150.0..=192.0).contains(&after), "{after}");
+    // Stopped at 9 s (what was sent may still be retransmitted), resumed at 10.5 s.
+    assert_eq!(sent(9.5, 10.5), 0.0);
+    assert!(sent(10.5, 12.0) > 100.0);
+}
+
+fn refused(events: &str) -> String {
+    congsim::scenario::from_toml_str(&two_paths(events), "t.toml")
+        .expect_err("refused")
+        .to_string()
+}
+
+#[test]
+fn bad_events_are_refused_with_the_field_at_fault() {
+    let event = |body: &str| format!("[[events]]\n{body}\n");
+    assert_eq!(
+        refused(&event(
+            "at = \"12s\"\naction = \"link_down\"\nlink = \"a->r1\""
+        )),
+        "t.toml: events[0].at: 12s is not before the end of the run (12s)"
+    );
+    assert_eq!(
+        refused(&event(
+            "at = \"1s\"\naction = \"link_down\"\nlink = \"a->x\""
+        )),
+        "t.toml: events[0].link: unknown link \"a->x\"; links are: a->r1, r1->a, r1->b, b->r1, a->r2, r2->a, r2->r3, r3->r2, r3->b, b->r3"
+    );
+    assert_eq!(
+        refused(&event(
+            "at = \"1s\"\naction = \"link_down\"\nlink = \"a->r1\"\nrate = \"1Mbps\""
+        )),
+        "t.toml: events[0].rate: applies to action = link_rate only"
+    );
+    assert_eq!(
+        refused(&event(
+            "at = \"1s\"\naction = \"link_rate\"\nlink = \"a->r1\""
+        )),
+        "t.toml: events[0].rate: action = \"link_rate\" needs it"
+    );
+    assert_eq!(
+        refused(&event(
+            "at = \"1s\"\naction = \"flow_stop\"\nflow = \"nosuch\""
+        )),
+        "t.toml: events[0].flow: unknown flow \"nosuch\"; TCP flows are: ftp"
+    );
+    let down_up = format!(
+        "{}{}",
+        event("at = \"2s\"\naction = \"link_down\"\nlink = \"a->r1\""),
+        event("at = \"2s\"\naction = \"link_up\"\nlink = \"a->r1\"")
+    );
+    assert_eq!(
+        refused(&down_up),
+        "t.toml: events[1]: contradicts events[0] at the same instant (2s)"
+    );
+    let up_while_up = event("at = \"2s\"\naction = \"link_up\"\nlink = \"a->r1\"");
+    assert_eq!(
+        refused(&up_while_up),
+        "t.toml: events[0].action: \"a->r1\" is already up at 2s"
+    );
+    let zero = refused(&event(
+        "at = \"1s\"\naction = \"link_rate\"\nlink = \"a->r1\"\nrate = \"0Mbps\"",
+    ));
+    assert!(zero.starts_with("t.toml: events[0].rate: "), "{zero}");
+    let unknown = refused(&event("at = \"1s\"\naction = \"link_explode\""));
+    assert!(unknown.contains("events[0].action"), "{unknown}");
+}
