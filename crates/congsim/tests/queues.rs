@@ -185,3 +185,40 @@ fn pie_holds_the_queue_near_its_target_and_fq_pie_shields_the_voice_flow() {
         "{voice_pie} against {voice_fq} ms"
     );
 }
+
+#[test]
+fn per_flow_sojourn_statistics_add_up_to_the_link_and_the_sojourn_table() {
+    let r = run_toml(&bottleneck("{ kind = \"fq_codel\" }", 10));
+    let t = r.table("sojourn_flows").expect("sojourn_links set");
+    let flows = str_col_of(Some(t), "flow");
+    let col = |name| f64_col_of(t, name);
+    let (packets, drops) = (col("packets"), col("drops"));
+    let (p50, p90, p99, max) = (
+        col("sojourn_p50_s"),
+        col("sojourn_p90_s"),
+        col("sojourn_p99_s"),
+        col("sojourn_max_s"),
+    );
+    // The window is the whole run here: every row of the sojourn table is counted once.
+    let rows = sojourns(&r);
+    for (i, flow) in flows.iter().enumerate() {
+        let waits: Vec<f64> = (rows.iter())
+            .filter(|(_, f, _)| f == flow)
+            .map(|r| r.2)
+            .collect();
+        assert_eq!(packets[i] as usize, waits.len(), "{flow}");
+        let top = waits.iter().copied().fold(0.0, f64::max);
+        assert!((max[i] - top).abs() < 1e-12, "{flow}");
+        assert!(
+            p50[i] <= p90[i] && p90[i] <= p99[i] && p99[i] <= max[i],
+            "{flow}"
+        );
+    }
+    assert_eq!(drops.iter().sum::<f64>(), bottleneck_link(&r, "drops"));
+    // Most of the voice flow's packets wait at most about one bulk packet's transmission
+    // (1.2 ms); its worst waits stay well under the bulk flows'.
+    let voice = flows.iter().position(|f| f == "voice").expect("voice row");
+    assert!(p50[voice] < 0.0012, "{}", p50[voice]);
+    let bulk = flows.iter().position(|f| f == "bulk1").expect("bulk row");
+    assert!(p99[bulk] > 2.0 * p99[voice]);
+}

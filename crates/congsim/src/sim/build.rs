@@ -8,7 +8,8 @@ impl<'a> Simulation<'a> {
     pub(super) fn new(scenario: &'a Scenario, replication: u32) -> Self {
         let streams = StreamFactory::new(scenario.seed, replication);
         let links: Vec<Link> = (scenario.links.iter())
-            .map(|l| build_link(l, &streams, scenario.flow_monitor))
+            // A link that records sojourns counts each flow's drops and marks too (`sojourn_flows`).
+            .map(|l| build_link(l, &streams, scenario.flow_monitor || l.record_sojourns))
             .collect();
         let (flows, slow_clocks, fast_tick_flows) = build_flows(scenario, &streams);
         let cbr = build_cbr(scenario, &streams);

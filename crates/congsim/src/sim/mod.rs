@@ -336,8 +336,9 @@ pub struct RunResult {
 /// `sequence` (`sequence_trace`), `cbr` (CBR sources), `classes` (priority and CBQ queues),
 /// `transfers` (transfer groups), `atm_ports`, `atm_vcs` (ATM links), `atm_series` (ATM links
 /// and `series_interval`), `flow_links` (`flow_monitor`), `sojourn` (`sojourn_links`),
-/// `tcp_changes` (`tcp_changes`), `warnings` (settings that do nothing or defeat themselves).
-pub const OPTIONAL_TABLES: [&str; 14] = [
+/// `tcp_changes` (`tcp_changes`), `sojourn_flows` (`sojourn_links`), `warnings` (settings
+/// that do nothing or defeat themselves).
+pub const OPTIONAL_TABLES: [&str; 15] = [
     "flow_series",
     "link_series",
     "tcp_events",
@@ -351,6 +352,7 @@ pub const OPTIONAL_TABLES: [&str; 14] = [
     "flow_links",
     "sojourn",
     "tcp_changes",
+    "sojourn_flows",
     "warnings",
 ];
 

@@ -11,6 +11,7 @@ use congsim_ip::Sojourn;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::congestion::Controller;
 use congsim_tcp::{CongestionControl, ReceiverStats, SenderState, SenderStats, StateChange};
+use std::collections::BTreeMap;
 
 impl Simulation<'_> {
     /// Takes the counters' reading at the window's close (the first close counts: the window
@@ -124,6 +125,64 @@ impl Simulation<'_> {
         Some(Table::from_rows(&rows, &columns))
     }
 
+    /// The `sojourn_flows` table: per link that records sojourns and per flow, over the
+    /// measurement window, the packets that left its queue, its drops and marks there, and
+    /// the distribution of their waits (spec `ip.md` §9.7: a percentile is the ⌈q·n⌉-th
+    /// smallest wait).
+    pub(super) fn sojourn_flows_table(
+        &self,
+        window: &Reading,
+        flow_names: &[String],
+    ) -> Option<Table> {
+        let s = self.scenario;
+        let (from, until) = (Self::at(s.measure_from), Self::at(s.measure_until));
+        let mut rows: Vec<SojournFlowRow<'_>> = Vec::new();
+        for ((spec, link), reading) in (s.links.iter().zip(&self.links)).zip(&window.links) {
+            if !spec.record_sojourns {
+                continue;
+            }
+            let mut waits: BTreeMap<FlowId, Vec<u64>> = BTreeMap::new();
+            for sojourn in link.sojourns() {
+                if (from..until).contains(&sojourn.left_at) {
+                    waits
+                        .entry(sojourn.flow)
+                        .or_default()
+                        .push(sojourn.wait.as_ps());
+                }
+            }
+            for flow in reading.flows.keys() {
+                waits.entry(*flow).or_default();
+            }
+            for (flow, mut ps) in waits {
+                ps.sort_unstable();
+                let counts = reading.flows.get(&flow).copied().unwrap_or_default();
+                rows.push(SojournFlowRow {
+                    link: &spec.name,
+                    flow: &flow_names[flow.index()],
+                    counts,
+                    waits_ps: ps,
+                });
+            }
+        }
+        if !s.links.iter().any(|l| l.record_sojourns) {
+            return None;
+        }
+        let columns: [ColumnSpec<SojournFlowRow<'_>>; 11] = [
+            ("link", Get::Str(|r| r.link.clone())),
+            ("flow", Get::Str(|r| r.flow.clone())),
+            ("packets", Get::U64(|r| r.waits_ps.len() as u64)),
+            ("drops", Get::U64(|r| r.counts.drops)),
+            ("marks", Get::U64(|r| r.counts.marks)),
+            ("sojourn_mean_s", Get::F64(SojournFlowRow::mean_s)),
+            ("sojourn_p50_s", Get::F64(|r| r.percentile_s(0.50))),
+            ("sojourn_p90_s", Get::F64(|r| r.percentile_s(0.90))),
+            ("sojourn_p99_s", Get::F64(|r| r.percentile_s(0.99))),
+            ("sojourn_max_s", Get::F64(|r| r.percentile_s(1.0))),
+            ("arrivals", Get::U64(|r| r.counts.arrivals)),
+        ];
+        Some(Table::from_rows(&rows, &columns))
+    }
+
     /// The `tcp_changes` table: every change of state of the flows named in
     /// `[metrics] tcp_changes`, flow by flow in the scenario's order, before `end`.
     pub(super) fn tcp_changes_table(&self, end: SimTime) -> Option<Table> {
@@ -230,6 +289,7 @@ impl Simulation<'_> {
         });
         let sojourn = self.sojourn_table(end);
         let tcp_changes = self.tcp_changes_table(end);
+        let sojourn_flows = self.sojourn_flows_table(&window, &flow_names);
         let recorded = self.recorders.into_tables(&flow_names);
         let flow_links = s
             .flow_monitor
@@ -248,6 +308,7 @@ impl Simulation<'_> {
             ("flow_links", flow_links),
             ("sojourn", sojourn),
             ("tcp_changes", tcp_changes),
+            ("sojourn_flows", sojourn_flows),
             ("warnings", warnings_table(&self.scenario.warnings)),
         ];
         debug_assert!(optional.iter().map(|(n, _)| *n).eq(OPTIONAL_TABLES));
@@ -831,4 +892,32 @@ fn changed_names(changed: u8) -> String {
         .map(|(_, name)| *name)
         .collect();
     set.join(" ")
+}
+
+/// One flow at one link that records sojourns: its counts and its waits, sorted.
+struct SojournFlowRow<'a> {
+    link: &'a String,
+    flow: &'a String,
+    counts: congsim_ip::link::FlowCounts,
+    waits_ps: Vec<u64>,
+}
+
+impl SojournFlowRow<'_> {
+    fn mean_s(&self) -> f64 {
+        if self.waits_ps.is_empty() {
+            return f64::NAN;
+        }
+        let total: u128 = self.waits_ps.iter().map(|&w| u128::from(w)).sum();
+        total as f64 / self.waits_ps.len() as f64 / 1e12
+    }
+
+    /// The ⌈q·n⌉-th smallest wait (NaN without any).
+    fn percentile_s(&self, q: f64) -> f64 {
+        let n = self.waits_ps.len();
+        if n == 0 {
+            return f64::NAN;
+        }
+        let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
+        self.waits_ps[rank - 1] as f64 / 1e12
+    }
 }
