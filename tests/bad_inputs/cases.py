@@ -1044,6 +1044,19 @@ _LONG_TRACE = {
 }
 _BIG_CBR = {"cbr[0].rate": "100Gbps", "cbr[0].packet_size": "20B", "simulation.duration": "10s"}
 
+
+def _down(at: str) -> dict[str, str]:
+    return {"at": at, "action": "link_down", "link": "r->b"}
+
+
+def _up(at: str) -> dict[str, str]:
+    return {"at": at, "action": "link_up", "link": "r->b"}
+
+
+def _rate(at: str, rate: str) -> dict[str, str]:
+    return {"at": at, "action": "link_rate", "link": "r->b", "rate": rate}
+
+
 EDITS: list[Edit] = [
     # The issue's known failures.
     (
@@ -1844,6 +1857,146 @@ EDITS: list[Edit] = [
         ("congestion_marks",),
         {},
         False,
+    ),
+    # Scheduled events (issue #30): the base runs 0.2 s; r->b is its bottleneck.
+    ("events.link_down-and-up", "ip", {"events": [_down("0.05s"), _up("0.1s")]}, A, (), {}, True),
+    ("events.at-after-the-end", "ip", {"events": [_down("1s")]}, R, ("events[0].at",), {}, True),
+    ("events.at-the-end", "ip", {"events": [_down("0.2s")]}, R, ("events[0].at",), {}, True),
+    (
+        "events.unknown-link",
+        "ip",
+        {"events": [{"at": "0.1s", "action": "link_down", "link": "r->nowhere"}]},
+        R,
+        ("events[0].link", "r->nowhere"),
+        {},
+        True,
+    ),
+    (
+        "events.link_rate.rate=0Mbps",
+        "ip",
+        {"events": [_rate("0.1s", "0Mbps")]},
+        R,
+        ("events[0].rate",),
+        {},
+        True,
+    ),
+    (
+        "events.link_rate.no-rate",
+        "ip",
+        {"events": [{"at": "0.1s", "action": "link_rate", "link": "r->b"}]},
+        R,
+        ("events[0].rate",),
+        {},
+        True,
+    ),
+    (
+        "events.two-rates-at-one-instant",
+        "ip",
+        {"events": [_rate("0.1s", "1Mbps"), _rate("0.1s", "2Mbps")]},
+        R,
+        ("events[1]", "events[0]"),
+        {},
+        True,
+    ),
+    (
+        "events.down-and-up-at-one-instant",
+        "ip",
+        {"events": [_down("0.1s"), _up("0.1s")]},
+        R,
+        ("events[1]", "events[0]"),
+        {},
+        True,
+    ),
+    (
+        "events.link_up-while-up",
+        "ip",
+        {"events": [_up("0.1s")]},
+        R,
+        ("events[0].action", "already up"),
+        {},
+        True,
+    ),
+    (
+        "events.link_down-while-down",
+        "ip",
+        {"events": [_down("0.05s"), _down("0.1s")]},
+        R,
+        ("events[1].action", "already down"),
+        {},
+        True,
+    ),
+    (
+        "events.rate-on-link_down",
+        "ip",
+        {"events": [{**_down("0.1s"), "rate": "1Mbps"}]},
+        R,
+        ("events[0].rate",),
+        {},
+        True,
+    ),
+    (
+        "events.flow-on-link_down",
+        "ip",
+        {"events": [{**_down("0.1s"), "flow": "f1"}]},
+        R,
+        ("events[0].flow",),
+        {},
+        True,
+    ),
+    (
+        "events.unknown-action",
+        "ip",
+        {"events": [{"at": "0.1s", "action": "link_explode", "link": "r->b"}]},
+        R,
+        ("events[0].action",),
+        {},
+        True,
+    ),
+    (
+        "events.flow_stop-of-a-cbr-source",
+        "cbr",
+        {"events": [{"at": "0.1s", "action": "flow_stop", "flow": "v"}]},
+        R,
+        ("events[0].flow",),
+        {},
+        True,
+    ),
+    (
+        "events.link_down-of-an-atm-link",
+        "atm",
+        {"events": [{"at": "0.1s", "action": "link_down", "link": "sw1->sw2"}]},
+        R,
+        ("events[0].link",),
+        {},
+        True,
+    ),
+    (
+        "events.link_rate-of-an-atm-link",
+        "atm",
+        {"events": [{"at": "0.1s", "action": "link_rate", "link": "sw1->sw2", "rate": "100Mbps"}]},
+        R,
+        ("events[0].link",),
+        {},
+        True,
+    ),
+    # FQ-PIE's flow queues and the change trace's flow names (issue #30).
+    (
+        "queue.fq_pie.flows=0",
+        "ip",
+        {"links[1].queue": {"kind": "fq_pie", "flows": 0}},
+        R,
+        ("links[1].queue.flows",),
+        {},
+        True,
+    ),
+    (
+        "metrics.tcp_changes-unknown-flow",
+        "ip",
+        {"metrics.tcp_changes": ["f1", "nosuch"]},
+        R,
+        ("metrics.tcp_changes[1]", "nosuch"),
+        {},
+        True,
     ),
 ]
 

@@ -90,6 +90,16 @@ impl CbrSource {
         &self.stats
     }
 
+    /// From the next emission on (the one already returned keeps its time), packets leave at
+    /// `rate` on a grid starting at that emission's slot, or at `now` if that is later (a
+    /// scheduled event).
+    pub fn set_rate(&mut self, now: SimTime, rate: Rate) {
+        let origin = self.slot_time(self.next_slot).max(now);
+        self.cfg.phase = origin.since(SimTime::ZERO);
+        self.cfg.rate = rate;
+        self.next_slot = 0;
+    }
+
     /// The grid time of slot `k`.
     fn slot_time(&self, k: u64) -> SimTime {
         let ps =
@@ -264,5 +274,24 @@ mod tests {
         assert_eq!(e[0].0, SimTime::from_millis(2));
         assert!(e[..15].iter().all(|&(t, _)| t < SimTime::from_millis(12)));
         assert_eq!(e[15].0, SimTime::from_millis(22));
+    }
+
+    #[test]
+    fn a_new_rate_takes_over_after_the_emission_already_due() {
+        // 500-byte packets at 6 Mb/s: one every 666.7 µs; at 3 Mb/s, every 1333.3 µs.
+        let mut src = source(CbrPattern::Shaped, CbrSchedule::Always);
+        let times: Vec<u64> = (0..3)
+            .map(|_| src.next_emission().unwrap().0.as_ps())
+            .collect();
+        assert_eq!(times, [0, 666_666_666, 1_333_333_333]);
+        src.set_rate(
+            SimTime::from_ps(1_400_000_000),
+            Rate::from_bps(3_000_000).unwrap(),
+        );
+        let next: Vec<u64> = (0..3)
+            .map(|_| src.next_emission().unwrap().0.as_ps())
+            .collect();
+        // Slot 3 of the old grid (2000 µs) starts the new one.
+        assert_eq!(next, [2_000_000_000, 3_333_333_333, 4_666_666_666]);
     }
 }

@@ -204,7 +204,7 @@ fn bad_events_are_refused_with_the_field_at_fault() {
         refused(&event(
             "at = \"1s\"\naction = \"link_down\"\nlink = \"a->r1\"\nrate = \"1Mbps\""
         )),
-        "t.toml: events[0].rate: applies to action = link_rate only"
+        "t.toml: events[0].rate: applies to action = link_rate, cbr_rate only"
     );
     assert_eq!(
         refused(&event(
@@ -238,4 +238,67 @@ fn bad_events_are_refused_with_the_field_at_fault() {
     assert!(zero.starts_with("t.toml: events[0].rate: "), "{zero}");
     let unknown = refused(&event("at = \"1s\"\naction = \"link_explode\""));
     assert!(unknown.contains("events[0].action"), "{unknown}");
+}
+
+#[test]
+fn a_queue_limit_and_a_cbr_rate_change_at_their_instants() {
+    // A 1 Mb/s CBR beside the flow: at 4 s it sends 3 Mb/s; at 8 s the first hop's queue
+    // shrinks from 50 packets to 5.
+    let text = two_paths(
+        r#"
+[[cbr]]
+name = "voice"
+from = "a"
+to = "b"
+rate = "1Mbps"
+packet_size = "500B"
+[[events]]
+at = "4s"
+action = "cbr_rate"
+cbr = "voice"
+rate = "3Mbps"
+[[events]]
+at = "8s"
+action = "queue_limit"
+link = "a->r1"
+limit_packets = 5
+"#,
+    )
+    .replace(
+        "sojourn_links = [\"a->r1\", \"a->r2\"]",
+        "sojourn_links = [\"a->r1\"]",
+    );
+    let r = run_toml(&text);
+    let t = r.table("sojourn").expect("sojourn_links set");
+    let (times, flows, waits) = (
+        f64_col_of(t, "time_s"),
+        str_col_of(Some(t), "flow"),
+        f64_col_of(t, "sojourn_s"),
+    );
+    let voice = |from: f64, to: f64| {
+        (times.iter().zip(&flows))
+            .filter(|(t, f)| *f == "voice" && **t >= from && **t < to)
+            .count() as f64
+    };
+    // 1 Mb/s of 500-byte packets is 250 a second; 3 Mb/s, 750.
+    assert!(
+        (240.0..=260.0).contains(&(voice(1.0, 4.0) / 3.0)),
+        "{}",
+        voice(1.0, 4.0)
+    );
+    assert!(
+        (740.0..=760.0).contains(&(voice(5.0, 8.0) / 3.0)),
+        "{}",
+        voice(5.0, 8.0)
+    );
+    // A wait longer than 5 packets of 1500 bytes (6 ms) is no longer possible once the queue
+    // that was there has drained.
+    let longest = |from: f64, to: f64| {
+        (times.iter().zip(&waits))
+            .filter(|(t, _)| **t >= from && **t < to)
+            .map(|(_, w)| *w)
+            .fold(0.0, f64::max)
+    };
+    assert!(longest(5.0, 8.0) > 0.03, "{}", longest(5.0, 8.0));
+    assert!(longest(8.5, 12.0) < 0.0065, "{}", longest(8.5, 12.0));
 }

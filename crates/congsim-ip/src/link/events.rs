@@ -84,4 +84,11 @@ impl Link {
     pub fn pipe_head_arrives_at(&self, now: SimTime) -> bool {
         self.pipe.front().is_some_and(|f| f.arrive_at == now)
     }
+
+    /// A new queue limit from now on (see `Qdisc::set_limit`); `false` for a class-based
+    /// queue.
+    pub fn set_queue_limit(&mut self, limit: u64) -> bool {
+        assert!(self.fifo.is_none(), "link events need the scheduled path");
+        self.qdisc.set_limit(limit)
+    }
 }

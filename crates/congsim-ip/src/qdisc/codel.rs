@@ -316,6 +316,11 @@ impl Codel {
         Ok(())
     }
 
+    /// A new tail-drop limit from now on (packets beyond it stay).
+    pub fn set_limit_packets(&mut self, limit_packets: u64) {
+        self.limit_packets = limit_packets;
+    }
+
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         let mut fifo = Fifo {
             queue: &mut self.queue,

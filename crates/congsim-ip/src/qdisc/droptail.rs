@@ -15,6 +15,23 @@ pub struct AdmissionBounds {
 }
 
 impl AdmissionBounds {
+    fn of(limit: QueueLimit, semantics: LimitSemantics) -> Self {
+        let most = |limit: u64| match semantics {
+            //= ns-2 DropTail::enque: (q_->length() + 1) >= qlim_
+            // (a zero limit admits nothing: every arrival adds at least one packet or byte)
+            LimitSemantics::Ns2DropTail => limit.saturating_sub(1),
+            LimitSemantics::Waiting => limit,
+        };
+        let (most_packets, most_bytes) = match limit {
+            QueueLimit::Packets(limit) => (most(limit), u64::MAX),
+            QueueLimit::Bytes(limit) => (u64::MAX, most(limit)),
+        };
+        Self {
+            most_packets,
+            most_bytes,
+        }
+    }
+
     /// `Err(Overflow)` if an arrival of `arriving_bytes` does not fit beside `queued_packets`
     /// and `queued_bytes`.
     #[inline]
@@ -39,6 +56,7 @@ pub struct DropTail {
     queue: VecDeque<Packet>,
     queued_bytes: u64,
     limit: QueueLimit,
+    semantics: LimitSemantics,
     /// ns-2 `drop_front_`: on overflow, queue the arrival and drop the head instead.
     drop_front: bool,
     bounds: AdmissionBounds,
@@ -46,26 +64,24 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: QueueLimit, semantics: LimitSemantics, drop_front: bool) -> Self {
-        let most = |limit: u64| match semantics {
-            //= ns-2 DropTail::enque: (q_->length() + 1) >= qlim_
-            // (a zero limit admits nothing: every arrival adds at least one packet or byte)
-            LimitSemantics::Ns2DropTail => limit.saturating_sub(1),
-            LimitSemantics::Waiting => limit,
-        };
-        let (most_packets, most_bytes) = match limit {
-            QueueLimit::Packets(limit) => (most(limit), u64::MAX),
-            QueueLimit::Bytes(limit) => (u64::MAX, most(limit)),
-        };
         Self {
             queue: VecDeque::new(),
             queued_bytes: 0,
             limit,
+            semantics,
             drop_front,
-            bounds: AdmissionBounds {
-                most_packets,
-                most_bytes,
-            },
+            bounds: AdmissionBounds::of(limit, semantics),
         }
+    }
+
+    /// A new limit of the same kind (packets or bytes) from now on; packets already beyond it
+    /// stay (arrivals are refused until the queue drains below it).
+    pub fn set_limit(&mut self, limit: u64) {
+        self.limit = match self.limit {
+            QueueLimit::Packets(_) => QueueLimit::Packets(limit),
+            QueueLimit::Bytes(_) => QueueLimit::Bytes(limit),
+        };
+        self.bounds = AdmissionBounds::of(self.limit, self.semantics);
     }
 
     pub fn limit(&self) -> QueueLimit {

@@ -452,6 +452,11 @@ impl<A: FlowAqm> Fq<A> {
         }
     }
 
+    /// A new limit over every queue from now on (packets beyond it stay).
+    pub fn set_limit_packets(&mut self, limit_packets: u64) {
+        self.limit_packets = limit_packets;
+    }
+
     /// When the packet last dequeued was enqueued.
     pub fn last_enqueued(&self) -> SimTime {
         self.last_enqueued

@@ -229,6 +229,22 @@ impl Qdisc {
         }
     }
 
+    /// A new packet limit from now on (a scheduled event): DropTail's (in its unit, packets or
+    /// bytes), RED's hard limit, the AQMs' tail-drop or total limit. `false` for the
+    /// class-based queues, whose limits are per class.
+    pub fn set_limit(&mut self, limit: u64) -> bool {
+        match self {
+            Self::DropTail(q) => q.set_limit(limit),
+            Self::Red(q) => q.set_limit_packets(limit),
+            Self::Codel(q) => q.set_limit_packets(limit),
+            Self::FqCodel(q) => q.set_limit_packets(limit),
+            Self::Pie(q) => q.set_limit_packets(limit),
+            Self::FqPie(q) => q.set_limit_packets(limit),
+            Self::Priority(_) | Self::Cbq(_) => return false,
+        }
+        true
+    }
+
     /// Packets waiting (the one in service excluded).
     pub fn len_packets(&self) -> u64 {
         match self {

@@ -328,6 +328,11 @@ impl Pie {
         Ok(())
     }
 
+    /// A new tail-drop limit from now on (packets beyond it stay).
+    pub fn set_limit_packets(&mut self, limit_packets: u64) {
+        self.limit_packets = limit_packets;
+    }
+
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         let params = &self.shared.params;
         self.vars.catch_up(params, now, self.queued_bytes);

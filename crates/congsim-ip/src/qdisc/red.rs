@@ -101,17 +101,20 @@ pub struct Red {
 }
 
 impl Red {
+    /// A new hard limit in packets from now on (`limit_packets`; in byte mode times the mean
+    /// packet size).
+    pub fn set_limit_packets(&mut self, limit_packets: u64) {
+        self.params.limit_packets = limit_packets;
+        self.limit = hard_limit(&self.params);
+    }
+
     pub fn new(params: RedParams, rng: RngStream) -> Self {
         let unit = if params.queue_in_bytes {
             params.mean_packet_bytes as f64
         } else {
             1.0
         };
-        let limit = if params.queue_in_bytes {
-            params.limit_packets * params.mean_packet_bytes
-        } else {
-            params.limit_packets
-        };
+        let limit = hard_limit(&params);
         Self {
             min_th: params.min_th * unit,
             max_th: params.max_th * unit,
@@ -328,6 +331,15 @@ impl Red {
 
     pub fn len_bytes(&self) -> u64 {
         self.queued_bytes
+    }
+}
+
+/// The hard limit in the average's unit: packets, or bytes in byte-queue mode.
+fn hard_limit(params: &RedParams) -> u64 {
+    if params.queue_in_bytes {
+        params.limit_packets * params.mean_packet_bytes
+    } else {
+        params.limit_packets
     }
 }
 

@@ -289,4 +289,7 @@ pub enum NetworkChange {
     LinkDelay(LinkId, SimDuration),
     FlowStart(FlowId),
     FlowStop(FlowId),
+    QueueLimit(LinkId, u64),
+    /// CBR source `scenario.cbr[i]`.
+    CbrRate(usize, Rate),
 }

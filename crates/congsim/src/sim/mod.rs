@@ -34,6 +34,7 @@ mod forward;
 mod recorders;
 mod results;
 mod routing;
+mod trace_tables;
 mod traffic;
 mod window;
 
@@ -643,6 +644,11 @@ impl<'a> Simulation<'a> {
                 self.flush(now, f, End::Sender);
             }
             NetworkChange::FlowStop(f) => self.connections.flows[f.index()].sender.stop(),
+            NetworkChange::QueueLimit(link, limit) => {
+                let set = self.links[link.index()].set_queue_limit(limit);
+                debug_assert!(set, "the scenario refuses class-based queues");
+            }
+            NetworkChange::CbrRate(i, rate) => self.cbr[i].source.set_rate(now, rate),
         }
     }
 

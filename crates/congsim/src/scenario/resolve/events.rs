@@ -6,11 +6,12 @@ use super::link_named;
 use crate::scenario::ScenarioError;
 use crate::scenario::checks;
 use crate::scenario::model::{
-    NetworkChange, QueueDiscipline, ResolvedEvent, ResolvedFlow, ResolvedLink,
+    NetworkChange, QueueDiscipline, ResolvedCbr, ResolvedEvent, ResolvedFlow, ResolvedLink,
 };
 use crate::scenario::schema::{EventAction, EventSpec, ScenarioFile};
 use congsim_core::time::SimDuration;
 use congsim_core::{FlowId, LinkId};
+use congsim_ip::QueueLimit;
 use std::collections::BTreeMap;
 
 /// The fields an action takes besides `at` and `action`.
@@ -20,6 +21,8 @@ fn fields_of(action: EventAction) -> &'static [&'static str] {
         EventAction::LinkRate => &["link", "rate"],
         EventAction::LinkDelay => &["link", "delay"],
         EventAction::FlowStart | EventAction::FlowStop => &["flow"],
+        EventAction::QueueLimit => &["link", "limit_packets"],
+        EventAction::CbrRate => &["cbr", "rate"],
     }
 }
 
@@ -31,6 +34,8 @@ fn action_name(action: EventAction) -> &'static str {
         EventAction::LinkDelay => "link_delay",
         EventAction::FlowStart => "flow_start",
         EventAction::FlowStop => "flow_stop",
+        EventAction::QueueLimit => "queue_limit",
+        EventAction::CbrRate => "cbr_rate",
     }
 }
 
@@ -41,7 +46,7 @@ pub(super) fn resolve_events(
     file: &ScenarioFile,
     links: &mut [ResolvedLink],
     flow_ids: &FlowIds,
-    flows: &[ResolvedFlow],
+    (flows, cbr): (&[ResolvedFlow], &[ResolvedCbr]),
     duration: SimDuration,
 ) -> Result<Vec<ResolvedEvent>, ScenarioError> {
     let limits = ctx.limits;
@@ -67,7 +72,7 @@ pub(super) fn resolve_events(
             ));
         }
         check_fields(ctx, &p, spec)?;
-        for change in changes(ctx, &p, spec, links, flow_ids, flows)? {
+        for change in changes(ctx, &p, spec, links, flow_ids, (flows, cbr))? {
             events.push((i, ResolvedEvent { at, change }));
         }
     }
@@ -89,6 +94,8 @@ fn check_fields(ctx: &Ctx<'_>, p: &str, spec: &EventSpec) -> Result<(), Scenario
         ("rate", spec.rate.is_some()),
         ("delay", spec.delay.is_some()),
         ("flow", spec.flow.is_some()),
+        ("cbr", spec.cbr.is_some()),
+        ("limit_packets", spec.limit_packets.is_some()),
     ];
     for (field, present) in given {
         if present && !takes.contains(&field) {
@@ -99,6 +106,8 @@ fn check_fields(ctx: &Ctx<'_>, p: &str, spec: &EventSpec) -> Result<(), Scenario
                 EventAction::LinkDelay,
                 EventAction::FlowStart,
                 EventAction::FlowStop,
+                EventAction::QueueLimit,
+                EventAction::CbrRate,
             ]
             .into_iter()
             .filter(|a| fields_of(*a).contains(&field))
@@ -126,7 +135,7 @@ fn changes(
     spec: &EventSpec,
     links: &[ResolvedLink],
     flow_ids: &FlowIds,
-    flows: &[ResolvedFlow],
+    (flows, cbr): (&[ResolvedFlow], &[ResolvedCbr]),
 ) -> Result<Vec<NetworkChange>, ScenarioError> {
     if let Some(name) = &spec.link {
         let field = format!("{p}.link");
@@ -162,9 +171,44 @@ fn changes(
             EventAction::LinkDelay => {
                 NetworkChange::LinkDelay(id, spec.delay.as_ref().expect("checked").value)
             }
-            EventAction::FlowStart | EventAction::FlowStop => unreachable!("flow actions"),
+            EventAction::QueueLimit => {
+                let limit = spec.limit_packets.expect("checked");
+                let bytes = matches!(
+                    link.queue,
+                    QueueDiscipline::DropTail {
+                        limit: QueueLimit::Bytes(_),
+                        ..
+                    }
+                );
+                if class_based || bytes || limit == 0 {
+                    return Err(ctx.err(
+                        format!("{p}.limit_packets"),
+                        format!("\"{name}\" has a {} queue{}: queue_limit sets at least 1 packet of a droptail (packet-limited), red, codel, fq_codel, pie or fq_pie queue", link.queue.kind_name(), if bytes { " limited in bytes" } else { "" }),
+                    ));
+                }
+                NetworkChange::QueueLimit(id, limit)
+            }
+            EventAction::FlowStart | EventAction::FlowStop | EventAction::CbrRate => {
+                unreachable!("actions without a link")
+            }
         };
         return Ok(vec![change]);
+    }
+    if let Some(name) = &spec.cbr {
+        let index = cbr.iter().position(|c| &c.name == name).ok_or_else(|| {
+            let known = cbr.iter().map(|c| c.name.as_str());
+            ctx.err(
+                format!("{p}.cbr"),
+                format!(
+                    "unknown CBR source \"{name}\"; CBR sources are: {}",
+                    checks::listing(known)
+                ),
+            )
+        })?;
+        return Ok(vec![NetworkChange::CbrRate(
+            index,
+            spec.rate.as_ref().expect("checked").value,
+        )]);
     }
     let name = spec.flow.as_ref().expect("checked");
     let field = format!("{p}.flow");
@@ -202,7 +246,9 @@ enum Target {
     LinkState(LinkId),
     LinkRate(LinkId),
     LinkDelay(LinkId),
+    QueueLimit(LinkId),
     Flow(FlowId),
+    Cbr(usize),
 }
 
 fn target(change: &NetworkChange) -> Target {
@@ -211,6 +257,8 @@ fn target(change: &NetworkChange) -> Target {
         NetworkChange::LinkRate(l, _) => Target::LinkRate(l),
         NetworkChange::LinkDelay(l, _) => Target::LinkDelay(l),
         NetworkChange::FlowStart(f) | NetworkChange::FlowStop(f) => Target::Flow(f),
+        NetworkChange::QueueLimit(l, _) => Target::QueueLimit(l),
+        NetworkChange::CbrRate(i, _) => Target::Cbr(i),
     }
 }
 

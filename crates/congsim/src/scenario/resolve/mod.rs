@@ -125,7 +125,8 @@ impl Scenario {
         let captures = resolve_captures(&ctx, &file, &mut links)?;
         resolve_sojourn_links(&ctx, &file, &mut links)?;
         resolve_change_trace(&ctx, &file, &flow_ids, &mut flows)?;
-        let events = events::resolve_events(&ctx, &file, &mut links, &flow_ids, &flows, duration)?;
+        let traffic = (&flows[..], &cbr[..]);
+        let events = events::resolve_events(&ctx, &file, &mut links, &flow_ids, traffic, duration)?;
         let series_interval = file.metrics.series_interval.as_ref().map(|d| d.value);
         if series_interval.is_some_and(|d| d.is_zero()) {
             return Err(ctx.err("metrics.series_interval", "must be greater than zero"));

@@ -113,7 +113,7 @@ pub struct EventSpec {
     /// The link (`"from->to"`, one direction) of a `link_*` action; IP links only.
     #[serde(default)]
     pub link: Option<String>,
-    /// The new rate of a `link_rate` action.
+    /// The new rate of a `link_rate` or `cbr_rate` action.
     #[serde(default)]
     pub rate: Option<RateText>,
     /// The new propagation delay of a `link_delay` action.
@@ -123,6 +123,13 @@ pub struct EventSpec {
     /// names all its flows).
     #[serde(default)]
     pub flow: Option<String>,
+    /// The CBR source of a `cbr_rate` action.
+    #[serde(default)]
+    pub cbr: Option<String>,
+    /// The new limit of a `queue_limit` action: packets (DropTail, RED, CoDel, PIE; the total
+    /// of FQ-CoDel's and FQ-PIE's queues).
+    #[serde(default)]
+    pub limit_packets: Option<u64>,
 }
 
 /// What a scheduled event does.
@@ -144,6 +151,10 @@ pub enum EventAction {
     FlowStart,
     /// The flow's application stops supplying new data (ns-2 `$ftp stop`).
     FlowStop,
+    /// The link's queue takes `limit_packets` from now on (packets beyond it stay).
+    QueueLimit,
+    /// The CBR source sends at `rate` from its next packet after the one already due.
+    CbrRate,
 }
 
 /// A pcap file of the packets transmitted on some links, merged in time order.
