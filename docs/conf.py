@@ -20,8 +20,13 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx_gallery.gen_gallery",
+    "sphinx_copybutton",
     "congsim_reference",
 ]
+# A copy button on every code block; from a console block it copies the commands without their
+# `$ ` prompts and without the output shown under them.
+copybutton_prompt_text = "$ "
+copybutton_only_copy_prompt_lines = True
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 myst_enable_extensions = ["colon_fence", "dollarmath", "substitution"]
 myst_substitutions = {"release": release}

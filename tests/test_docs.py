@@ -1,12 +1,11 @@
-"""The documentation cannot go stale: every command and Python block it shows runs, every
-citation and link resolves, and the generated references cover what the code writes."""
+"""The documentation cannot go stale: every Python block it shows runs, every citation and
+link resolves, and the generated references cover what the code writes. The commands of its
+console blocks, and the output they show, are checked by tests/test_docs_console.py."""
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,15 +26,6 @@ import congsim_reference  # noqa: E402
 #: docs/spec/ describe models and show no commands).
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-#: Commands shown but not run here, each with the reason; their arguments are still parsed by
-#: the command line, so a renamed option or subcommand fails the test.
-PARSED_ONLY = {
-    "reproduce all": "every study, about 3 minutes: scripts/main.sh runs it",
-    "--executor dask": "needs a Dask scheduler at the address shown (tests/test_platform.py runs a real one)",
-}
-#: Shell scripts shown in the docs: run by CI itself (.ci/run) or by the user; they must exist.
-SCRIPTS = ("scripts/install.sh", "scripts/main.sh", "scripts/test.sh")
-
 
 def fenced_blocks(page: Path, language: str) -> Iterator[tuple[int, str]]:
     """(line number, text) of every fenced block of `language` on the page."""
@@ -50,21 +40,6 @@ def fenced_blocks(page: Path, language: str) -> Iterator[tuple[int, str]]:
         i += 1
 
 
-def console_commands(page: Path) -> Iterator[tuple[int, str, list[str]]]:
-    """(line, command, output lines shown after it) for every `$ ` line of console blocks.
-    Lines with another prompt (`head$`, `node$`) are other machines of a cluster."""
-    for line, block in fenced_blocks(page, "console"):
-        entries = block.splitlines()
-        for k, entry in enumerate(entries):
-            if entry.startswith("$ "):
-                output = []
-                for after in entries[k + 1 :]:
-                    if after.startswith("$ ") or re.match(r"^\w+\$ ", after):
-                        break
-                    output.append(after)
-                yield line + k, entry[2:], output
-
-
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder that looks like the repository's root to the examples (they name
@@ -74,59 +49,6 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (work / name).symlink_to(ROOT / name)
     (work / "out").mkdir()
     return work
-
-
-def congsim_argv(command: str) -> list[str] | None:
-    words = shlex.split(command, comments=True)
-    if words and words[0] in ("congsim", ".venv/bin/congsim"):
-        return words[1:]
-    return None
-
-
-def all_commands() -> list[tuple[str, str]]:
-    return [
-        (f"{page.relative_to(ROOT)}:{line}", command)
-        for page in PAGES
-        for line, command, _ in console_commands(page)
-    ]
-
-
-def test_the_docs_show_commands() -> None:
-    assert len(all_commands()) >= 10
-
-
-def test_every_shown_command_runs(workdir: Path) -> None:
-    from congsim.cli import app
-
-    ran = 0
-    for page in PAGES:
-        for line, command, shown in console_commands(page):
-            where = f"{page.relative_to(ROOT)}:{line}: {command}"
-            words = shlex.split(command, comments=True)
-            if words[0] == "bash":
-                assert words[1] in SCRIPTS and (ROOT / words[1]).is_file(), where
-                continue
-            argv = congsim_argv(command)
-            assert argv is not None, f"{where}: not a congsim or script command"
-            if any(key in command for key in PARSED_ONLY):
-                group = app.make_context("congsim", list(argv))
-                name, sub, rest = app.resolve_command(group, argv)
-                assert sub is not None and name is not None, where
-                sub.make_context(name, rest, parent=group)
-                continue
-            result = subprocess.run(
-                [sys.executable, "-m", "congsim", *argv],
-                cwd=workdir,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                env={**os.environ, "COLUMNS": "200"},
-            )
-            assert result.returncode == 0, f"{where}\n{result.stderr[-2000:]}"
-            if shown:
-                assert result.stdout.splitlines() == shown, where
-            ran += 1
-    assert ran >= 8
 
 
 def test_every_python_block_runs(workdir: Path) -> None:

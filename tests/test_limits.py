@@ -50,7 +50,7 @@ def test_a_limit_refuses_then_the_variable_raises_it(tmp_path):
     line = one_error_line(congsim_cli("validate", scenario, env=limited))
     assert line == (
         f"error: {scenario}: topology.pairs: makes 30 flows; the flows limit is 20 "
-        "(CONGSIM_LIMITS=flows=N raises it)"
+        "(CONGSIM_LIMITS=flows=N raises it) (line 5, column 9)"
     )
     assert congsim_cli("validate", scenario, env={"CONGSIM_LIMITS": "flows=30"}).returncode == 0
     bad = one_error_line(congsim_cli("validate", scenario, env={"CONGSIM_LIMITS": "flows=lots"}))

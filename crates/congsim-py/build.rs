@@ -1,6 +1,7 @@
 //! Bakes the commit congsim is built from into the module (`_core.BUILD_COMMIT`, read from the
-//! `CONGSIM_BUILD_COMMIT` variable set here): `git rev-parse --short HEAD` when the build runs
-//! in congsim's own git checkout, "unknown" otherwise (a wheel built from an sdist, no git).
+//! `CONGSIM_BUILD_COMMIT` variable set here) and into `congsim-native --version` (congsim-cli
+//! runs this script too): `git rev-parse --short HEAD` when the build runs in congsim's own git
+//! checkout, "unknown" otherwise (a wheel built from an sdist, no git).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

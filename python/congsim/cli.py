@@ -22,6 +22,7 @@ import click
 
 from congsim import _interrupts
 from congsim._core import ScenarioError
+from congsim.ns2import.command import import_ns2
 from congsim.scenario import printable
 
 if TYPE_CHECKING:
@@ -110,6 +111,36 @@ def _fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def _read_set(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, Any]:
+    """`--set FIELD=VALUE` as overrides: a TOML value (`25`, `["a"]`); a bare word or a date, text."""
+    import importlib
+
+    tomllib = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    overrides: dict[str, Any] = {}
+    for setting in values:
+        path, equals, text = (part.strip() for part in setting.partition("="))
+        if not (equals and path and text):
+            raise click.BadParameter(f"{setting!r}: write FIELD=VALUE (e.g. tcp.variant=tahoe)")
+        try:
+            value = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError as e:
+            if text[0] in "[{\"'":
+                raise click.BadParameter(f"{setting!r}: {text} is not a TOML value ({e})") from None
+            value = text
+        overrides[path] = value if isinstance(value, str | int | float | list | dict) else text
+    return overrides
+
+
+_SET = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    callback=_read_set,
+    help="Override a field: tcp.variant=tahoe, links[0].queue.limit_packets=25 (TOML). Repeatable.",
+)
+
+
 @app.command()
 @click.argument("file", type=_PATH)
 @click.option("--out", type=_PATH, help="Write every table as Parquet and CSV into this folder.")
@@ -120,13 +151,14 @@ def _fail(message: str) -> NoReturn:
     show_default=True,
     help="Replication index (selects the random streams).",
 )
-def run(file: Path, out: Path | None, replication: int) -> None:
+@_SET
+def run(file: Path, out: Path | None, replication: int, overrides: dict[str, Any]) -> None:
     """Run the scenario FILE (TOML) and print a per-flow summary."""
     import congsim
 
     try:
-        scenario = congsim.load(file)
-    except ScenarioError as e:
+        scenario = congsim.load(file, overrides)
+    except ValueError as e:  # ScenarioError, or an override no scenario can hold
         _fail(str(e))
     if out is not None:
         # Before the run: a bad --out must not cost the simulation.
@@ -750,15 +782,18 @@ def plot_sequence(directory: Path, flow: str, out: Path | None) -> None:
 @app.command()
 @click.argument("file", type=_PATH)
 @click.option("--routes", is_flag=True, help="Also print each flow's path, hop by hop.")
-def validate(file: Path, routes: bool) -> None:
+@_SET
+def validate(file: Path, routes: bool, overrides: dict[str, Any]) -> None:
     """Check the scenario FILE (TOML); report the first problem with its field path."""
     from congsim import _core
-    from congsim.scenario import read_text
+    from congsim.scenario import loads, read_text
 
     try:
         text = read_text(file)
+        if overrides:  # checked as `run` would, then described after them
+            text = loads(text, str(file), overrides).to_toml()
         description, warnings = _core.validate(text, str(file))
-    except ScenarioError as e:
+    except ValueError as e:
         _fail(str(e))
     _print_warnings([f"{file}: {w}" for w in warnings])
     click.echo(printable(f"{file}: ok ({description})"))
@@ -776,7 +811,8 @@ def validate(file: Path, routes: bool) -> None:
     type=_PATH,
     help="Write the drawing here: .dot (Graphviz text), or .svg, .png or .pdf (needs Graphviz's dot).",
 )
-def show(file: Path, out: Path | None) -> None:
+@_SET
+def show(file: Path, out: Path | None, overrides: dict[str, Any]) -> None:
     """Draw the topology of the scenario FILE: Graphviz text on standard output, or a file."""
     import shutil
     import subprocess
@@ -785,8 +821,8 @@ def show(file: Path, out: Path | None) -> None:
     from congsim.network import dot
 
     try:
-        scenario = congsim.load(file)
-    except ScenarioError as e:
+        scenario = congsim.load(file, overrides)
+    except ValueError as e:
         _fail(str(e))
     text = dot(scenario.network(), scenario.name)
     if out is None:
@@ -829,6 +865,9 @@ def schema(out: Path | None) -> None:
         out.write_text(text + "\n", encoding="utf-8")
     except OSError as e:
         _fail(f"{out}: cannot write: {e.strerror or e}")
+
+
+app.add_command(import_ns2)
 
 
 def main() -> None:

@@ -22,13 +22,17 @@ pub enum AbrCapacity {
 /// A slow source sends a forward RM cell only every `Nrm` cells, so the CCR in ERICA's table can
 /// be the rate the source had before it obeyed the ER this port last gave it, and `CCR/z` would
 /// hand the stale rate back. The cap counts the CCR as at most that ER (deviation D24).
+///
+/// There is no "only while stale" mode: a CCR is stale exactly until a forward RM cell arrives
+/// that the source sent after it received the last ER, and such a cell carries an ACR of at
+/// most that ER (the source obeys it), so the exact test caps the same CCRs as `Always`. The
+/// earlier heuristic (stale until any forward RM cell arrives) was lifted by the cells already
+/// in flight on a long source hop (docs/notes/jain1996-queues.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CcrCap {
-    /// The table CCR as it is (ERICA's pseudo-code).
+    /// The table CCR as it is (ERICA's pseudo-code; the default).
     Never,
-    /// While no forward RM cell has arrived since the last ER was given (modified ERICA).
-    WhenStale,
-    /// Always: the source is taken to obey the last ER at once (ERICA+).
+    /// The source is taken to obey the last ER at once.
     Always,
 }
 
@@ -112,16 +116,14 @@ impl EricaConfig {
             bidirectional_counting: true,
             decayed_vc_count: true,
             measured_ccr: false,
-            ccr_cap: CcrCap::WhenStale,
+            ccr_cap: CcrCap::Never,
             queue_control: None,
         }
     }
 
-    /// ERICA+: modified ERICA with the target driven by the queue (T0 = 0.5 ms, spec §7.4) and
-    /// CCRs always capped by the last ER.
+    /// ERICA+: modified ERICA with the target driven by the queue (T0 = 0.5 ms, spec §7.4).
     pub fn plus(capacity: f64) -> Self {
         Self {
-            ccr_cap: CcrCap::Always,
             queue_control: Some(QueueControl {
                 target_delay: SimDuration::from_micros(500),
                 k_under: 1.15,
@@ -143,8 +145,6 @@ struct VcState {
     /// The ER this port last gave the VC (infinite before its first feedback).
     last_er: f64,
     cells: u64,
-    /// A forward RM cell has updated `ccr` since `last_er` was given.
-    ccr_newer_than_er: bool,
 }
 
 impl Default for VcState {
@@ -157,7 +157,6 @@ impl Default for VcState {
             brm_seen_this: false,
             last_er: f64::INFINITY,
             cells: 0,
-            ccr_newer_than_er: false,
         }
     }
 }
@@ -275,7 +274,6 @@ impl Erica {
         state.cells += 1;
         if let (Some(ccr), false) = (frm_ccr, measured) {
             state.ccr = ccr;
-            state.ccr_newer_than_er = true;
         }
         self.mark_active(vc);
         if self.abr_cells >= u64::from(self.config.interval_cells) {
@@ -373,15 +371,9 @@ impl Erica {
         let er = if config.one_er_per_interval && state.brm_seen_this {
             state.last_er
         } else {
-            let capped = match config.ccr_cap {
-                CcrCap::Never => false,
-                CcrCap::WhenStale => !state.ccr_newer_than_er,
-                CcrCap::Always => true,
-            };
-            let ccr = if capped {
-                state.ccr.min(state.last_er)
-            } else {
-                state.ccr
+            let ccr = match config.ccr_cap {
+                CcrCap::Never => state.ccr,
+                CcrCap::Always => state.ccr.min(state.last_er),
             };
             let share = if z.is_finite() && z > 0.0 {
                 ccr / z
@@ -398,7 +390,6 @@ impl Erica {
             }
             er = er.min(cap);
             state.last_er = er;
-            state.ccr_newer_than_er = false;
             state.brm_seen_this = true;
             er
         };
@@ -615,10 +606,7 @@ mod tests {
         // Uncapped: 0.6 / (2/3), then 0.8 / (8/9), both at the ABR capacity 0.9 C.
         let never = ers(CcrCap::Never);
         assert!(close(never, [0.45, 0.9, 0.9]), "{never:?}");
-        // Capped while stale: min(0.6, 0.45) / (2/3) = 0.675 C; the fresh FRM lifts the cap.
-        let stale = ers(CcrCap::WhenStale);
-        assert!(close(stale, [0.45, 0.675, 0.9]), "{stale:?}");
-        // Always capped: min(0.8, 0.675) / (8/9) = 0.759 C.
+        // Capped: min(0.8, 0.675) / (8/9) = 0.759 C.
         let always = ers(CcrCap::Always);
         assert!(close(always, [0.45, 0.675, 0.759]), "{always:?}");
     }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "congsim-native",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("CONGSIM_BUILD_COMMIT"), ")"),
     about = "congsim native runner: run, validate, schema"
 )]
 struct Cli {

@@ -100,9 +100,13 @@ impl SerializationClock {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UnitError {
     #[error(
-        "\"{0}\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\")"
+        "\"{0}\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\"; ns-2's b, Kb, Mb and Gb too)"
     )]
     Rate(String),
+    #[error(
+        "\"{0}\" is bytes per second in ns-2 (B = 8 bits): write bits per second, e.g. \"{1}\""
+    )]
+    BytesPerSecond(String, String),
     #[error(
         "\"{0}\" is not a duration: write a number followed by s, ms, us, ns or ps (e.g. \"5ms\")"
     )]
@@ -157,15 +161,29 @@ fn scale_exact(mantissa: u128, scale: u32, factor: u128) -> Option<u64> {
     u64::try_from(numerator / denominator).ok()
 }
 
-/// Parses `"100Mbps"`, `"155.52Mbps"`, `"64Kbps"`, `"1Gbps"`, `"9600bps"`.
+/// Parses `"100Mbps"`, `"155.52Mbps"`, `"64Kbps"`, `"1Gbps"`, `"9600bps"`, and ns-2's spellings
+/// `"10Mb"`, `"64Kb"` (decimal prefixes, bits).
 pub fn parse_rate(text: &str) -> Result<Rate, UnitError> {
     let err = || UnitError::Rate(text.to_string());
     let (mantissa, scale, unit) = split_decimal(text).ok_or_else(err)?;
     let factor: u128 = match unit {
-        "bps" | "b/s" => 1,
-        "Kbps" | "kbps" | "Kb/s" | "kb/s" => 1_000,
-        "Mbps" | "Mb/s" => 1_000_000,
-        "Gbps" | "Gb/s" => 1_000_000_000,
+        "bps" | "b/s" | "b" => 1,
+        "Kbps" | "kbps" | "Kb/s" | "kb/s" | "Kb" | "kb" => 1_000,
+        "Mbps" | "Mb/s" | "Mb" => 1_000_000,
+        "Gbps" | "Gb/s" | "Gb" => 1_000_000_000,
+        // ns-2 reads a B after the prefix as bytes: "10MB" is 80 Mbit/s there.
+        "B" | "KB" | "kB" | "MB" | "GB" => {
+            let bits = mantissa * 8;
+            let (whole, fraction) = (bits / 10u128.pow(scale), bits % 10u128.pow(scale));
+            let fraction = format!("{fraction:0width$}", width = scale as usize);
+            let fraction = fraction.trim_end_matches('0');
+            let dot = if fraction.is_empty() { "" } else { "." };
+            let prefix = unit[..unit.len() - 1].to_uppercase();
+            return Err(UnitError::BytesPerSecond(
+                text.to_string(),
+                format!("{whole}{dot}{fraction}{prefix}bps"),
+            ));
+        }
         _ => return Err(err()),
     };
     let bps = scale_exact(mantissa, scale, factor)
@@ -221,6 +239,15 @@ mod tests {
         assert_eq!(parse_rate("155.52Mbps").unwrap().bps(), 155_520_000);
         assert_eq!(parse_rate("100Mbps").unwrap().bps(), 100_000_000);
         assert_eq!(parse_rate("64Kbps").unwrap().bps(), 64_000);
+        // ns-2's spellings.
+        assert_eq!(parse_rate("10Mb").unwrap().bps(), 10_000_000);
+        assert_eq!(parse_rate("1.5Mb").unwrap().bps(), 1_500_000);
+        assert_eq!(parse_rate("64kb").unwrap().bps(), 64_000);
+        assert_eq!(parse_rate("9600b").unwrap().bps(), 9_600);
+        assert_eq!(
+            parse_rate("1.5MB").unwrap_err().to_string(),
+            "\"1.5MB\" is bytes per second in ns-2 (B = 8 bits): write bits per second, e.g. \"12Mbps\""
+        );
         assert_eq!(parse_rate("0Mbps"), Err(UnitError::Zero("0Mbps".into())));
         assert!(parse_rate("10 Mbs").is_err());
         assert!(parse_rate("-5Mbps").is_err());

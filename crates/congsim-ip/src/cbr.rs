@@ -4,7 +4,9 @@
 //! Emissions sit on a grid `t0 + k·Δ` (exact integer picoseconds, no drift): one packet per slot
 //! with `Δ = T = 8P/R` (shaped), the same delayed by `U(0, T)` each (fluctuation), or `n`
 //! packets back to back every `n·T` (burst). An on/off schedule keeps the slots whose grid time
-//! falls inside an on period.
+//! falls inside an on period. A random on/off schedule (ns-2's `Application/Traffic/Exponential`
+//! and `/Pareto`) sends bursts of packets `T` apart, each burst's length and the idle time
+//! before it drawn from the source's stream.
 
 use congsim_core::rng::RngStream;
 use congsim_core::time::{SimDuration, SimTime};
@@ -45,6 +47,43 @@ pub enum CbrSchedule {
         on: SimDuration,
         off: SimDuration,
     },
+    /// Bursts with random on and off times from `start` until `stop`, as ns-2's
+    /// exponential and Pareto on/off sources: a burst is `max(1, round(on / T))` packets `T`
+    /// apart, and `T + off` separates a burst's last packet from the next burst's first (the
+    /// first packet leaves `T + off` after `start`). The grid origin (`phase`) is not used.
+    OnOff {
+        law: OnOffLaw,
+        on_mean: SimDuration,
+        off_mean: SimDuration,
+        start: SimTime,
+        stop: SimTime,
+    },
+}
+
+/// The law of an on/off source's on and off times.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OnOffLaw {
+    Exponential,
+    /// Pareto with this shape (> 1), scaled to the mean: `mean · (shape − 1) / shape` is the
+    /// minimum (ns-2's `Application/Traffic/Pareto`).
+    Pareto {
+        shape: f64,
+    },
+}
+
+impl OnOffLaw {
+    /// One draw of a duration with mean `mean`, at most `limit`.
+    pub fn draw(self, mean: SimDuration, limit: SimDuration, rng: &mut RngStream) -> SimDuration {
+        // In (0, 1]: the logarithm and the power stay finite.
+        let u = 1.0 - rng.uniform();
+        let mean_ps = mean.as_ps() as f64;
+        let ps = match self {
+            OnOffLaw::Exponential => -mean_ps * u.ln(),
+            OnOffLaw::Pareto { shape } => mean_ps * (shape - 1.0) / shape / u.powf(1.0 / shape),
+        };
+        // A heavy tail can pass any horizon: nothing past `limit` changes what is sent.
+        SimDuration::from_ps(ps.min(limit.as_ps() as f64) as u64)
+    }
 }
 
 /// Counters of a source.
@@ -62,21 +101,33 @@ pub struct CbrSource {
     next_slot: u64,
     /// The on period the schedule is in or before (`Periods`).
     period_index: usize,
+    /// Packets left in the current burst (`OnOff`).
+    burst_left: u64,
     rng: RngStream,
     stats: CbrStats,
 }
 
 impl CbrSource {
-    pub fn new(cfg: CbrConfig, rng: RngStream) -> Self {
+    pub fn new(mut cfg: CbrConfig, rng: RngStream) -> Self {
         let packets_per_slot = match cfg.pattern {
             CbrPattern::Burst { packets } => packets.max(1),
             CbrPattern::Shaped | CbrPattern::Fluctuation => 1,
         };
+        // An on/off source's first burst starts one interval (and an off time) after `start`:
+        // slot 1 of a grid from `start`.
+        let next_slot = match cfg.schedule {
+            CbrSchedule::OnOff { start, .. } => {
+                cfg.phase = start.since(SimTime::ZERO);
+                1
+            }
+            _ => 0,
+        };
         Self {
             slot_bits: u128::from(cfg.packet_bytes) * 8 * u128::from(packets_per_slot),
             packets_per_slot,
-            next_slot: 0,
+            next_slot,
             period_index: 0,
+            burst_left: 0,
             rng,
             stats: CbrStats::default(),
             cfg,
@@ -132,6 +183,7 @@ impl CbrSource {
                 }
                 periods.get(self.period_index).copied()
             }
+            CbrSchedule::OnOff { .. } => unreachable!("on/off sources have their own path"),
             &CbrSchedule::SquareWave { start, on, off } => {
                 if t < start {
                     return Some((start, start + on));
@@ -152,6 +204,33 @@ impl CbrSource {
     /// The next emission: when, and how many packets leave back to back. `None` once the
     /// schedule has ended. Each call consumes the emission it returns.
     pub fn next_emission(&mut self) -> Option<(SimTime, u32)> {
+        if let CbrSchedule::OnOff {
+            law,
+            on_mean,
+            off_mean,
+            start,
+            stop,
+        } = self.cfg.schedule
+        {
+            if self.burst_left == 0 {
+                // ns-2's order: the burst's length, then the idle time before it.
+                let horizon = stop.since(start);
+                let on = law.draw(on_mean, horizon, &mut self.rng);
+                let off = law.draw(off_mean, horizon, &mut self.rng);
+                let interval = self.slot_time(1).since(self.slot_time(0));
+                self.burst_left =
+                    ((on.as_ps() as f64 / interval.as_ps().max(1) as f64 + 0.5) as u64).max(1);
+                let origin = (self.slot_time(self.next_slot) + off).min(stop);
+                self.cfg.phase = origin.since(SimTime::ZERO);
+                self.next_slot = 0;
+            }
+            let t = self.slot_time(self.next_slot);
+            if t >= stop {
+                return None;
+            }
+            self.burst_left -= 1;
+            return Some(self.emit(t));
+        }
         let mut t = self.slot_time(self.next_slot);
         // Skip to the first slot inside an on period (periods shorter than a slot are skipped).
         loop {
@@ -164,15 +243,20 @@ impl CbrSource {
                 break;
             }
         }
-        self.next_slot += 1;
         if self.cfg.pattern == CbrPattern::Fluctuation {
-            let interval = self.slot_time(self.next_slot).since(t).as_ps();
+            let interval = self.slot_time(self.next_slot + 1).since(t).as_ps();
             t += SimDuration::from_ps(self.rng.below(interval.max(1)));
         }
+        Some(self.emit(t))
+    }
+
+    /// Counts the emission of the current slot at `t` and moves to the next slot.
+    fn emit(&mut self, t: SimTime) -> (SimTime, u32) {
+        self.next_slot += 1;
         let n = self.packets_per_slot;
         self.stats.packets_sent += u64::from(n);
         self.stats.bytes_sent += u64::from(n) * u64::from(self.cfg.packet_bytes);
-        Some((t, n))
+        (t, n)
     }
 }
 
@@ -293,5 +377,72 @@ mod tests {
             .collect();
         // Slot 3 of the old grid (2000 µs) starts the new one.
         assert_eq!(next, [2_000_000_000, 3_333_333_333, 4_666_666_666]);
+    }
+
+    /// The bursts of an on/off source: runs of packets exactly `T` apart, separated by gaps of
+    /// more than `T`.
+    fn bursts(e: &[(SimTime, u32)], interval_ps: u64) -> Vec<usize> {
+        let mut lengths = vec![1];
+        for w in e.windows(2) {
+            let gap = w[1].0.since(w[0].0).as_ps();
+            assert!(gap >= interval_ps - 1, "packets at least T apart");
+            if gap <= interval_ps + 1 {
+                *lengths.last_mut().unwrap() += 1;
+            } else {
+                lengths.push(1);
+            }
+        }
+        lengths
+    }
+
+    #[test]
+    fn on_off_sources_send_bursts_whose_mean_lengths_follow_the_law() {
+        // 6 Mb/s with 500-byte packets: T = 666.7 µs; on 20 ms is 30 packets on average; off 20
+        // ms. Over 200 s the source is on about half the time.
+        let (start, stop) = (SimTime::from_secs(1), SimTime::from_secs(201));
+        for law in [OnOffLaw::Exponential, OnOffLaw::Pareto { shape: 2.5 }] {
+            let schedule = CbrSchedule::OnOff {
+                law,
+                on_mean: SimDuration::from_millis(20),
+                off_mean: SimDuration::from_millis(20),
+                start,
+                stop,
+            };
+            let mut s = source(CbrPattern::Shaped, schedule.clone());
+            let e: Vec<(SimTime, u32)> = std::iter::from_fn(|| s.next_emission()).collect();
+            assert!(
+                e[0].0 >= start + SimDuration::from_ps(666_666_666),
+                "{law:?}"
+            );
+            assert!(e.iter().all(|&(t, n)| t < stop && n == 1));
+            let lengths = bursts(&e, 666_666_667);
+            let mean = lengths.iter().sum::<usize>() as f64 / lengths.len() as f64;
+            assert!((mean - 30.0).abs() < 3.0, "{law:?}: mean burst {mean}");
+            // On 20 ms of every 40.7 (the burst, T, the off time): about 49 % of 300 000.
+            let share = e.len() as f64 / 300_000.0;
+            assert!((share - 0.49).abs() < 0.05, "{law:?}: {share}");
+            // The same stream gives the same bursts.
+            let mut again = source(CbrPattern::Shaped, schedule);
+            let e2: Vec<(SimTime, u32)> = std::iter::from_fn(|| again.next_emission()).collect();
+            assert_eq!(e, e2);
+        }
+        // Pareto's bursts are never shorter than its minimum, 20 ms · 1.5 / 2.5 = 12 ms: 18
+        // packets.
+        let mut s = source(
+            CbrPattern::Shaped,
+            CbrSchedule::OnOff {
+                law: OnOffLaw::Pareto { shape: 2.5 },
+                on_mean: SimDuration::from_millis(20),
+                off_mean: SimDuration::from_millis(20),
+                start,
+                stop,
+            },
+        );
+        let e: Vec<(SimTime, u32)> = std::iter::from_fn(|| s.next_emission()).collect();
+        let lengths = bursts(&e, 666_666_667);
+        assert!(
+            lengths[..lengths.len() - 1].iter().all(|&n| n >= 18),
+            "{lengths:?}"
+        );
     }
 }

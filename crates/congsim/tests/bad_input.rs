@@ -58,7 +58,7 @@ fn malformed_scenarios_get_exact_messages() {
                     .replace("[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[flows]]\nfrom = \"a\"\nto = \"b\"\n", "")
                     + "[topology]\nkind = \"dumbbell\"\npairs = 0\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"1ms\"\n"
             }),
-            "bad.toml: topology.pairs: must be at least 1",
+            "bad.toml: topology.pairs: must be at least 1 (line 5, column 9)",
         ),
         (
             "a fat tree of odd k",
@@ -67,7 +67,7 @@ fn malformed_scenarios_get_exact_messages() {
                     .replace("[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[flows]]\nfrom = \"a\"\nto = \"b\"\n", "")
                     + "[topology]\nkind = \"fat_tree\"\nk = 5\nrate = \"1Gbps\"\ndelay = \"1us\"\n"
             }),
-            "bad.toml: topology.k: must be an even number from 2 to 64 (got 5)",
+            "bad.toml: topology.k: must be an even number from 2 to 64 (got 5) (line 5, column 5)",
         ),
         (
             "a fat tree's unknown traffic",
@@ -84,7 +84,7 @@ fn malformed_scenarios_get_exact_messages() {
                 b.replace("delay = \"1ms\"\n", "delay = \"1ms\"\natm = true\n")
                     + "[routing]\necmp = true\n"
             }),
-            "bad.toml: routing.ecmp: applies to IP networks only: links[0] is an ATM link, and an ATM VC follows one route (set ecmp = false)",
+            "bad.toml: routing.ecmp: applies to IP networks only: links[0] is an ATM link, and an ATM VC follows one route (set ecmp = false) (line 14, column 8)",
         ),
         (
             "an unknown routing field",
@@ -138,12 +138,12 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "rate without a valid unit",
             Box::new(|b| b.replace("\"10Mbps\"", "\"10 Mbs\"")),
-            "bad.toml: links[0].rate: \"10 Mbs\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\") (line 7, column 8)",
+            "bad.toml: links[0].rate: \"10 Mbs\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\"; ns-2's b, Kb, Mb and Gb too) (line 7, column 8)",
         ),
         (
             "negative rate",
             Box::new(|b| b.replace("\"10Mbps\"", "\"-5Mbps\"")),
-            "bad.toml: links[0].rate: \"-5Mbps\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\") (line 7, column 8)",
+            "bad.toml: links[0].rate: \"-5Mbps\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\"; ns-2's b, Kb, Mb and Gb too) (line 7, column 8)",
         ),
         (
             "rate with a fraction of a bit per second",
@@ -168,7 +168,7 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "dangling node",
             Box::new(|b| b.replacen("to = \"b\"", "to = \"c\"", 1)),
-            "bad.toml: links[0].to: unknown node \"c\"; declared nodes are: a, b",
+            "bad.toml: links[0].to: unknown node \"c\"; declared nodes are: a, b (line 6, column 6)",
         ),
         (
             "unknown key",
@@ -178,7 +178,7 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "impossible route",
             Box::new(|b| b.replace("to = \"b\"\nrate", "to = \"b\"\nduplex = false\nrate")),
-            "bad.toml: flows[0]: no route from \"b\" to \"a\" (data and ACKs both need a path; links are one-way when duplex = false)",
+            "bad.toml: flows[0]: no route from \"b\" to \"a\" (data and ACKs both need a path; links are one-way when duplex = false) (line 10, column 1)",
         ),
         (
             "unknown variant",
@@ -206,7 +206,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "[tcp]\nprofile = \"bsd\"\nwindow = 20\n[[flows]]",
                 )
             }),
-            "bad.toml: tcp.window: is the ns-2 window in packets; byte-numbered profiles (bsd, rfc) take receiver_buffer instead",
+            "bad.toml: tcp.window: is the ns-2 window in packets; byte-numbered profiles (bsd, rfc) take receiver_buffer instead (line 11, column 10)",
         ),
         (
             "both queue limits",
@@ -216,17 +216,17 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { limit_packets = 5, limit_bytes = \"5KB\" }",
                 )
             }),
-            "bad.toml: links[0].queue: give limit_packets or limit_bytes, not both",
+            "bad.toml: links[0].queue: give limit_packets or limit_bytes, not both (line 9, column 9)",
         ),
         (
             "loss probability out of range",
             Box::new(|b| b.replace("delay = \"1ms\"", "delay = \"1ms\"\nrandom_loss = 1.5")),
-            "bad.toml: links[0].random_loss: must be a probability in [0, 1)",
+            "bad.toml: links[0].random_loss: must be a probability in [0, 1) (line 9, column 15)",
         ),
         (
             "flow starting after the end",
             Box::new(|b| format!("{b}start = \"2s\"\n")),
-            "bad.toml: flows[0].start: must be before simulation.duration",
+            "bad.toml: flows[0].start: must be before simulation.duration (line 12, column 9)",
         ),
         (
             "missing section",
@@ -241,26 +241,26 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "duplicate node",
             Box::new(|b| b.replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"a\"]")),
-            "bad.toml: nodes[2]: duplicate node name \"a\"",
+            "bad.toml: nodes[2]: duplicate node name \"a\" (line 1, column 20)",
         ),
         (
             "scripted drop on a missing flow",
             Box::new(|b| {
                 format!("{b}[[drops]]\nfrom = \"a\"\nto = \"b\"\nflow = \"x\"\npacket = 3\n")
             }),
-            "bad.toml: drops[0].flow: unknown flow \"x\"; flows are: flow0",
+            "bad.toml: drops[0].flow: unknown flow \"x\"; flows are: flow0 (line 15, column 8)",
         ),
         (
             "scripted mark on a missing link",
             Box::new(|b| {
                 format!("{b}[[marks]]\nfrom = \"b\"\nto = \"c\"\nflow = \"flow0\"\npacket = 3\n")
             }),
-            "bad.toml: marks[0].to: unknown node \"c\"; declared nodes are: a, b",
+            "bad.toml: marks[0].to: unknown node \"c\"; declared nodes are: a, b (line 14, column 6)",
         ),
         (
             "SACK sender for another variant",
             Box::new(|b| format!("{b}[tcp]\nsack_sender = \"rfc6675\"\n")),
-            "bad.toml: tcp.sack_sender: applies to variant = \"sack\" only",
+            "bad.toml: tcp.sack_sender: applies to variant = \"sack\" only (line 13, column 15)",
         ),
         (
             "ns-2 Sack1 in byte mode",
@@ -269,27 +269,27 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[tcp]\nprofile = \"bsd\"\nvariant = \"sack\"\nsack_sender = \"ns2_sack1\"\n"
                 )
             }),
-            "bad.toml: tcp.sack_sender: ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675, rfc3517 or prr",
+            "bad.toml: tcp.sack_sender: ns2_sack1 follows ns-2's packet-numbered Agent/TCP/Sack1; byte-numbered profiles (bsd, rfc) take rfc6675, rfc3517 or prr (line 15, column 15)",
         ),
         (
             "too many SACK blocks",
             Box::new(|b| format!("{b}[tcp]\nvariant = \"sack\"\nsack_blocks = 4\n")),
-            "bad.toml: tcp.sack_blocks: must be between 1 and 3",
+            "bad.toml: tcp.sack_blocks: must be between 1 and 3 (line 14, column 15)",
         ),
         (
             "SACK window beyond 16-bit offsets",
             Box::new(|b| format!("{b}[tcp]\nvariant = \"sack\"\nwindow = 70000\n")),
-            "bad.toml: tcp.variant: sack supports receiver windows of at most 65535 segments",
+            "bad.toml: tcp.variant: sack supports receiver windows of at most 65535 segments (line 13, column 11)",
         ),
         (
             "BCN factor out of range",
             Box::new(|b| format!("{b}[tcp]\ncongestion_marks = \"bcn\"\nbcn_factor = 1.5\n")),
-            "bad.toml: tcp.bcn_factor: must be greater than 0 and less than 1",
+            "bad.toml: tcp.bcn_factor: must be greater than 0 and less than 1 (line 14, column 14)",
         ),
         (
             "BCN setting without BCN",
             Box::new(|b| format!("{b}[tcp]\nbcn_reaction = \"once_per_rtt\"\n")),
-            "bad.toml: tcp.bcn_reaction: applies with congestion_marks = \"bcn\" only",
+            "bad.toml: tcp.bcn_reaction: applies with congestion_marks = \"bcn\" only (line 13, column 16)",
         ),
         (
             "RED setting on a DropTail queue",
@@ -304,7 +304,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"red\", min_th = 10, max_th = 8 }",
                 )
             }),
-            "bad.toml: links[0].queue.max_th: must be at least min_th (10) (equal: a step; 0: 3 · min_th)",
+            "bad.toml: links[0].queue.max_th: must be at least min_th (10) (equal: a step; 0: 3 · min_th) (line 9, column 47)",
         ),
         (
             "RED weight out of range",
@@ -314,7 +314,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"red\", w_q = 2 }",
                 )
             }),
-            "bad.toml: links[0].queue.w_q: must be in (0, 1], or −1 for ns-2's automatic value",
+            "bad.toml: links[0].queue.w_q: must be in (0, 1], or −1 for ns-2's automatic value (line 9, column 31)",
         ),
         (
             "RED with a byte limit",
@@ -342,7 +342,7 @@ fn malformed_scenarios_get_exact_messages() {
                 format!("{b}[[cbr]]\nfrom = \"a\"\nto = \"c\"\nrate = \"1Mbps\"\n")
                     .replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]")
             }),
-            "bad.toml: cbr[0]: no route from \"a\" to \"c\"",
+            "bad.toml: cbr[0]: no route from \"a\" to \"c\" (line 12, column 1)",
         ),
         (
             "CBR burst size with a shaped pattern",
@@ -351,7 +351,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nburst_packets = 4\n"
                 )
             }),
-            "bad.toml: cbr[0].burst_packets: applies to pattern = \"burst\" only",
+            "bad.toml: cbr[0].burst_packets: applies to pattern = \"burst\" only (line 16, column 17)",
         ),
         (
             "CBR on periods out of order",
@@ -360,7 +360,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\non = [[\"0.5s\", \"0.8s\"], [\"0.1s\", \"0.2s\"]]\n"
                 )
             }),
-            "bad.toml: cbr[0].on[1]: on periods must be in time order and must not overlap",
+            "bad.toml: cbr[0].on[1]: on periods must be in time order and must not overlap (line 16, column 25)",
         ),
         (
             "CBR on period past the end",
@@ -369,7 +369,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\non = [[\"0.5s\", \"2s\"]]\n"
                 )
             }),
-            "bad.toml: cbr[0].on[0]: must be [start, stop] with start < stop <= simulation.duration",
+            "bad.toml: cbr[0].on[0]: must be [start, stop] with start < stop <= simulation.duration (line 16, column 7)",
         ),
         (
             "priority queue without classes",
@@ -379,7 +379,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"priority\" }",
                 )
             }),
-            "bad.toml: links[0].queue.classes: give the classes, highest priority first",
+            "bad.toml: links[0].queue.classes: give the classes, highest priority first (line 9, column 9)",
         ),
         (
             "priority class with an unknown flow",
@@ -389,7 +389,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"priority\", classes = [{ flows = [\"video\"] }, {}] }",
                 )
             }),
-            "bad.toml: links[0].queue.classes[0].flows[0]: unknown flow \"video\"; flows are: flow0",
+            "bad.toml: links[0].queue.classes[0].flows[0]: unknown flow \"video\"; flows are: flow0 (line 9, column 52)",
         ),
         (
             "RED setting on a priority queue",
@@ -409,7 +409,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"cbq\" }",
                 )
             }),
-            "bad.toml: links[0].queue.classes: give the class tree: a root with an allot and the classes under it",
+            "bad.toml: links[0].queue.classes: give the class tree: a root with an allot and the classes under it (line 9, column 9)",
         ),
         (
             "CBQ class without a name",
@@ -419,49 +419,49 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ allot = 1.0 }] }",
                 )
             }),
-            "bad.toml: links[0].queue.classes[0].name: a CBQ class needs a name",
+            "bad.toml: links[0].queue.classes[0].name: a CBQ class needs a name (line 9, column 36)",
         ),
         (
             "CBQ class with an unknown parent",
             Box::new(|b| {
                 b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0 }, { name = \"leaf\", parent = \"top\", allot = 0.5 }] }")
             }),
-            "bad.toml: links[0].queue.classes[1].parent: unknown class \"top\"; classes are: leaf, root",
+            "bad.toml: links[0].queue.classes[1].parent: unknown class \"top\"; classes are: leaf, root (line 9, column 94)",
         ),
         (
             "CBQ with two roots",
             Box::new(|b| {
                 b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0 }, { name = \"other\", allot = 0.5 }] }")
             }),
-            "bad.toml: links[0].queue.classes[1].parent: exactly one class (the root) has no parent",
+            "bad.toml: links[0].queue.classes[1].parent: exactly one class (the root) has no parent (line 9, column 68)",
         ),
         (
             "CBQ parents in a cycle",
             Box::new(|b| {
                 b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0 }, { name = \"x\", parent = \"y\", allot = 0.5 }, { name = \"y\", parent = \"x\", allot = 0.5 }] }")
             }),
-            "bad.toml: links[0].queue.classes[1].parent: the parents form a cycle",
+            "bad.toml: links[0].queue.classes[1].parent: the parents form a cycle (line 9, column 91)",
         ),
         (
             "CBQ allot above one",
             Box::new(|b| {
                 b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.5 }] }")
             }),
-            "bad.toml: links[0].queue.classes[0].allot: must be in (0, 1]",
+            "bad.toml: links[0].queue.classes[0].allot: must be in (0, 1] (line 9, column 61)",
         ),
         (
             "CBQ priority out of range",
             Box::new(|b| {
                 b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0 }, { name = \"leaf\", parent = \"root\", allot = 0.5, priority = 10 }] }")
             }),
-            "bad.toml: links[0].queue.classes[1].priority: must be 0 (highest) to 9",
+            "bad.toml: links[0].queue.classes[1].priority: must be 0 (highest) to 9 (line 9, column 126)",
         ),
         (
             "flows on an interior CBQ class",
             Box::new(|b| {
                 b.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = { kind = \"cbq\", classes = [{ name = \"root\", allot = 1.0, flows = [\"flow0\"] }, { name = \"leaf\", parent = \"root\", allot = 0.5 }] }")
             }),
-            "bad.toml: links[0].queue.classes[0].flows: only leaf classes (those no class names as parent) hold packets",
+            "bad.toml: links[0].queue.classes[0].flows: only leaf classes (those no class names as parent) hold packets (line 9, column 74)",
         ),
         (
             "CBQ class field on a priority queue",
@@ -486,7 +486,7 @@ fn malformed_scenarios_get_exact_messages() {
         (
             "every flow switched off",
             Box::new(|b| format!("{b}count = 0\n")),
-            "bad.toml: flows: every flow has count = 0: at least one flow, CBR source or transfer group must run",
+            "bad.toml: flows: every flow has count = 0: at least one flow, CBR source or transfer group must run (line 9, column 1)",
         ),
         (
             "a queue on an ATM link",
@@ -496,12 +496,12 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\natm = true\nqueue = { limit_packets = 10 }",
                 )
             }),
-            "bad.toml: links[0].queue: an ATM link's buffer is set for every switch in [atm] (buffer_cells, policy)",
+            "bad.toml: links[0].queue: an ATM link's buffer is set for every switch in [atm] (buffer_cells, policy) (line 10, column 9)",
         ),
         (
             "[atm] without ATM links",
             Box::new(|b| format!("{b}[atm]\nbuffer_cells = 1000\n")),
-            "bad.toml: atm: no link is an ATM link (atm = true)",
+            "bad.toml: atm: no link is an ATM link (atm = true) (line 12, column 1)",
         ),
         (
             "ATM threshold above one",
@@ -511,7 +511,7 @@ fn malformed_scenarios_get_exact_messages() {
                     b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
                 )
             }),
-            "bad.toml: atm.threshold: must be in (0, 1]",
+            "bad.toml: atm.threshold: must be in (0, 1] (line 15, column 13)",
         ),
         (
             "ATM policy unknown",
@@ -531,7 +531,7 @@ fn malformed_scenarios_get_exact_messages() {
                     b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
                 )
             }),
-            "bad.toml: atm.switch: applies to service = \"abr\" only",
+            "bad.toml: atm.switch: applies to service = \"abr\" only (line 14, column 10)",
         ),
         (
             "ERICA+ knob on plain ERICA",
@@ -541,7 +541,7 @@ fn malformed_scenarios_get_exact_messages() {
                     b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
                 )
             }),
-            "bad.toml: atm.erica.target_delay: applies to switch = \"erica_plus\" only",
+            "bad.toml: atm.erica.target_delay: applies to switch = \"erica_plus\" only (line 16, column 26)",
         ),
         (
             "ERICA target above one",
@@ -551,7 +551,7 @@ fn malformed_scenarios_get_exact_messages() {
                     b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
                 )
             }),
-            "bad.toml: atm.erica.target: must be in (0, 1]",
+            "bad.toml: atm.erica.target: must be in (0, 1] (line 15, column 20)",
         ),
         (
             "VBR source at a host",
@@ -561,14 +561,14 @@ fn malformed_scenarios_get_exact_messages() {
                     b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
                 )
             }),
-            "bad.toml: vbr[0].from: a VBR source enters at a switch port, not at a host",
+            "bad.toml: vbr[0].from: a VBR source enters at a switch port, not at a host (line 14, column 8)",
         ),
         (
             "VBR without ATM links",
             Box::new(|b| {
                 format!("{b}[[vbr]]\nfrom = \"a\"\nto = \"b\"\non = \"10ms\"\noff = \"10ms\"\n")
             }),
-            "bad.toml: vbr[0]: VBR sources need ATM links (atm = true)",
+            "bad.toml: vbr[0]: VBR sources need ATM links (atm = true) (line 12, column 1)",
         ),
         (
             "a segment too large for AAL5",
@@ -578,7 +578,7 @@ fn malformed_scenarios_get_exact_messages() {
                     b.replace("delay = \"1ms\"", "delay = \"1ms\"\natm = true")
                 )
             }),
-            "bad.toml: tcp.packet_size: flow \"flow0\" runs over ATM: a segment with its headers must fit one AAL5 frame (at most 65535 bytes)",
+            "bad.toml: tcp.packet_size: flow \"flow0\" runs over ATM: a segment with its headers must fit one AAL5 frame (at most 65535 bytes) (line 14, column 15)",
         ),
         (
             "a path mixing ATM and IP links",
@@ -590,14 +590,14 @@ fn malformed_scenarios_get_exact_messages() {
                         "atm = true\n[[links]]\nfrom = \"c\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[flows]]",
                     )
             }),
-            "bad.toml: flows: flow \"flow0\": the path from \"a\" to \"b\" mixes ATM and IP links; an ATM path runs from host to host",
+            "bad.toml: flows: flow \"flow0\": the path from \"a\" to \"b\" mixes ATM and IP links; an ATM path runs from host to host (line 15, column 1)",
         ),
         (
             "transfers without an arrival rate",
             Box::new(|b| {
                 format!("{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nload = 0.5\n")
             }),
-            "bad.toml: transfers[0]: give arrivals_per_second, or load together with capacity",
+            "bad.toml: transfers[0]: give arrivals_per_second, or load together with capacity (line 12, column 1)",
         ),
         (
             "exponential mean for web sizes",
@@ -606,7 +606,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nmean_size = \"1MB\"\narrivals_per_second = 1.0\n"
                 )
             }),
-            "bad.toml: transfers[0].mean_size: applies to sizes = \"exponential\" only",
+            "bad.toml: transfers[0].mean_size: applies to sizes = \"exponential\" only (line 16, column 13)",
         ),
         (
             "web objects truncated below almost every draw",
@@ -615,7 +615,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nmax_size = \"10B\"\narrivals_per_second = 1.0\n"
                 )
             }),
-            "bad.toml: transfers[0].max_size: is so small that fewer than 1 % of the size law's draws stay under it",
+            "bad.toml: transfers[0].max_size: is so small that fewer than 1 % of the size law's draws stay under it (line 16, column 12)",
         ),
         (
             "VBR on period shorter than a packet",
@@ -624,7 +624,30 @@ fn malformed_scenarios_get_exact_messages() {
                     "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nsquare_wave = {{ on = \"1us\", off = \"1ms\" }}\n"
                 )
             }),
-            "bad.toml: cbr[0].square_wave.on: must be at least one sending interval (0.004 s at this rate and size)",
+            "bad.toml: cbr[0].square_wave.on: must be at least one sending interval (0.004 s at this rate and size) (line 16, column 22)",
+        ),
+        (
+            "on/off source with a square wave",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mb\"\nsquare_wave = {{ on = \"1ms\", off = \"1ms\" }}\non_off = {{ law = \"exponential\", on_mean = \"1s\", off_mean = \"1s\" }}\n"
+                )
+            }),
+            "bad.toml: cbr[0].square_wave: does not apply with on_off (its bursts start at on_off.start) (line 16, column 15)",
+        ),
+        (
+            "Pareto on/off source with an infinite mean",
+            Box::new(|b| {
+                format!(
+                    "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mb\"\non_off = {{ law = \"pareto\", shape = 1.0, on_mean = \"1s\", off_mean = \"1s\" }}\n"
+                )
+            }),
+            "bad.toml: cbr[0].on_off.shape: must be greater than 1 (a finite mean) and at most 1e6 (line 16, column 36)",
+        ),
+        (
+            "a rate in ns-2's bytes per second",
+            Box::new(|b| format!("{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1.5MB\"\n")),
+            "bad.toml: cbr[0].rate: \"1.5MB\" is bytes per second in ns-2 (B = 8 bits): write bits per second, e.g. \"12Mbps\" (line 15, column 8)",
         ),
         (
             "two RED spacing rules",
@@ -634,7 +657,7 @@ fn malformed_scenarios_get_exact_messages() {
                     "delay = \"1ms\"\nqueue = { kind = \"red\", wait = false, r_over_pb = true }",
                 )
             }),
-            "bad.toml: links[0].queue.wait: give wait or r_over_pb = true, not both (they are two spacing rules)",
+            "bad.toml: links[0].queue.wait: give wait or r_over_pb = true, not both (they are two spacing rules) (line 9, column 32)",
         ),
         (
             "unknown congestion-mark answer",
@@ -662,7 +685,7 @@ fn overrides_are_validated_like_the_file() {
     );
     assert_eq!(
         over("links[0].rate", serde_json::json!("fast")),
-        "base.toml: links[0].rate: \"fast\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\")"
+        "base.toml: links[0].rate: \"fast\" is not a rate: write a number followed by bps, Kbps, Mbps or Gbps (e.g. \"155.52Mbps\"; ns-2's b, Kb, Mb and Gb too)"
     );
     assert_eq!(
         over("tcp.colour", serde_json::json!("blue")),
@@ -684,7 +707,7 @@ fn inputs_that_would_exhaust_memory_are_refused_in_validation() {
         (
             "a series interval of a nanosecond",
             Box::new(|b| format!("{b}[metrics]\nseries_interval = \"1ns\"\n")),
-            "bad.toml: metrics.series_interval: 1 000 000 001 samples of 3 series make 3 000 000 003 rows (over this duration, an interval of at least 151ns stays within the limit); the series_rows limit is 20 000 000 (CONGSIM_LIMITS=series_rows=N raises it)",
+            "bad.toml: metrics.series_interval: 1 000 000 001 samples of 3 series make 3 000 000 003 rows (over this duration, an interval of at least 151ns stays within the limit); the series_rows limit is 20 000 000 (CONGSIM_LIMITS=series_rows=N raises it) (line 13, column 19)",
         ),
         (
             "a trillion transfer arrivals a second",
@@ -693,12 +716,12 @@ fn inputs_that_would_exhaust_memory_are_refused_in_validation() {
                     "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"exponential\"\nmean_size = \"64KB\"\narrivals_per_second = 1e12\n"
                 )
             }),
-            "bad.toml: transfers[0].arrivals_per_second: 1.000e12 arrivals a second over 1 s start about 1.000e12 transfers; the transfers limit is 2 000 000 (CONGSIM_LIMITS=transfers=N raises it)",
+            "bad.toml: transfers[0].arrivals_per_second: 1.000e12 arrivals a second over 1 s start about 1.000e12 transfers; the transfers limit is 2 000 000 (CONGSIM_LIMITS=transfers=N raises it) (line 17, column 23)",
         ),
         (
             "more flows than the limit",
             Box::new(|b| format!("{b}count = 1000001\n")),
-            "bad.toml: flows[0].count: brings the number of flows and CBR sources to 1 000 001; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it)",
+            "bad.toml: flows[0].count: brings the number of flows and CBR sources to 1 000 001; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it) (line 12, column 9)",
         ),
         (
             "an ambiguous kilobyte",
@@ -723,7 +746,10 @@ fn many_nodes_validate_in_memory_linear_in_the_endpoints() {
     let err = from_toml_str(&text.replace("to = \"b\"\n", "to = \"c\"\n"), "big.toml")
         .unwrap_err()
         .to_string();
-    assert!(err.ends_with("n17 and 199982 more"), "{err}");
+    assert!(
+        err.ends_with("n17 and 199982 more (line 6, column 6)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -760,7 +786,7 @@ fn a_route_table_beyond_the_limit_is_refused_before_it_is_built() {
         "ring.toml: nodes: 10 001 nodes with traffic addressed to 10 000 of them need 100 010 000 route \
          entries (10 000 nodes need a route table of their own: destinations that are not hosts on \
          one access link, and the nodes such hosts hang off); the route_entries limit is 100 000 000 \
-         (CONGSIM_LIMITS=route_entries=N raises it)"
+         (CONGSIM_LIMITS=route_entries=N raises it) (line 1, column 9)"
     );
 }
 
@@ -773,7 +799,7 @@ fn many_flows_validate_in_linear_time() {
     let twice = format!("{BASE}name = \"x\"\n[[flows]]\nfrom = \"a\"\nto = \"b\"\nname = \"x\"\n");
     assert_eq!(
         from_toml_str(&twice, "dup.toml").unwrap_err().to_string(),
-        "dup.toml: flows[1].name: duplicate flow name \"x\""
+        "dup.toml: flows[1].name: duplicate flow name \"x\" (line 16, column 8)"
     );
 }
 
@@ -822,6 +848,33 @@ fn settings_that_do_nothing_are_warned_about() {
         w[0].starts_with("links[0].queue.limit_bytes: 500 B holds no packet of \"flow0\""),
         "{w:?}"
     );
+    // A node no link uses (here a misspelt one).
+    let lonely = BASE.replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]");
+    assert_eq!(
+        warnings_of(&lonely),
+        ["nodes: no link uses this node: c (a misspelt name in a link?)"]
+    );
+    // An override of a [tcp] field that every flow sets for itself.
+    let own = format!("{BASE}tcp = {{ window = 20 }}\n");
+    let over = |path: &str| {
+        let s = congsim::scenario::from_toml_str_with_overrides(
+            &own,
+            "warn.toml",
+            &[(path.to_string(), serde_json::json!(50))],
+        )
+        .expect("valid");
+        s.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        over("tcp.window"),
+        [
+            "tcp.window: changes nothing: every flow sets its own tcp.window (override flows[*].tcp.window instead)"
+        ]
+    );
+    assert!(over("flows[*].tcp.window").is_empty());
 }
 
 /// A scenario made by a `[topology]` table alone.
@@ -837,19 +890,19 @@ fn generated_topologies_are_counted_before_they_are_built() {
     let cases = [
         (
             topology(&format!("{dumbbell}pairs = 1000000000")),
-            "big.toml: topology.pairs: makes 2 000 000 002 nodes; the nodes limit is 2 000 000 (CONGSIM_LIMITS=nodes=N raises it)",
+            "big.toml: topology.pairs: makes 2 000 000 002 nodes; the nodes limit is 2 000 000 (CONGSIM_LIMITS=nodes=N raises it) (line 9, column 9)",
         ),
         (
             topology(&format!("{dumbbell}pairs = 600000")),
-            "big.toml: topology.pairs: makes 1 200 001 links; the links limit is 1 000 000 (CONGSIM_LIMITS=links=N raises it)",
+            "big.toml: topology.pairs: makes 1 200 001 links; the links limit is 1 000 000 (CONGSIM_LIMITS=links=N raises it) (line 9, column 9)",
         ),
         (
             topology(&format!("{lot}hops = 1000000000")),
-            "big.toml: topology.hops: makes 3 000 000 003 nodes; the nodes limit is 2 000 000 (CONGSIM_LIMITS=nodes=N raises it)",
+            "big.toml: topology.hops: makes 3 000 000 003 nodes; the nodes limit is 2 000 000 (CONGSIM_LIMITS=nodes=N raises it) (line 9, column 8)",
         ),
         (
             topology(&format!("{fat}k = 24")),
-            "big.toml: topology.k: makes 11 940 480 flows; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it)",
+            "big.toml: topology.k: makes 11 940 480 flows; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it) (line 8, column 5)",
         ),
         (
             // The file's own flows count with the generated ones.
@@ -857,14 +910,19 @@ fn generated_topologies_are_counted_before_they_are_built() {
                 "{}[[flows]]\nfrom = \"h0\"\nto = \"h1\"\ncount = 900000\n",
                 topology(&format!("{fat}k = 14"))
             ),
-            "big.toml: topology.k: makes 469 910 flows, 1 369 910 with the file's own; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it)",
+            "big.toml: topology.k: makes 469 910 flows, 1 369 910 with the file's own; the flows limit is 1 000 000 (CONGSIM_LIMITS=flows=N raises it) (line 8, column 5)",
         ),
     ];
     // Refused from the parameters: building two billion nodes first would abort the process.
-    for (text, expected) in cases {
-        let got = from_toml_str(&text, "big.toml").map(|_| ()).unwrap_err();
-        assert_eq!(got.to_string(), expected);
-    }
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(text, expected)| {
+            let got = from_toml_str(text, "big.toml").map(|_| ()).unwrap_err();
+            (got.to_string() != *expected)
+                .then(|| format!("  expected: {expected}\n  got:      {got}\n"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join(""));
     // Sizes the generators make are the sizes counted (the arithmetic is checked).
     let s = from_toml_str(&topology(&format!("{fat}k = 4")), "ok.toml").unwrap();
     assert_eq!((s.nodes.len(), s.flows.len()), (16 + 16 + 4, 16 * 15));
@@ -886,7 +944,7 @@ fn sources_and_traces_that_would_run_for_ever_are_refused() {
                     "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1000Gbps\"\npacket_size = \"20B\"\n"
                 )
             }),
-            "bad.toml: cbr[0].rate: the CBR source \"cbr0\" would send about 6.250e9 packets and cells in 1 s at their rates; the source_packets limit is 1 000 000 000 (CONGSIM_LIMITS=source_packets=N raises it)",
+            "bad.toml: cbr[0].rate: the CBR source \"cbr0\" would send about 6.250e9 packets and cells in 1 s at their rates; the source_packets limit is 1 000 000 000 (CONGSIM_LIMITS=source_packets=N raises it) (line 15, column 8)",
         ),
         (
             "many CBR sources that are each modest",
@@ -895,7 +953,7 @@ fn sources_and_traces_that_would_run_for_ever_are_refused() {
                     "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Gbps\"\npacket_size = \"100B\"\ncount = 100\n"
                 )
             }),
-            "bad.toml: cbr[0].rate: the 100 CBR and VBR sources (the largest \"cbr0.0\") would send about 1.250e9 packets and cells in 1 s at their rates; the source_packets limit is 1 000 000 000 (CONGSIM_LIMITS=source_packets=N raises it)",
+            "bad.toml: cbr[0].rate: the 100 CBR and VBR sources (the largest \"cbr0.0\") would send about 1.250e9 packets and cells in 1 s at their rates; the source_packets limit is 1 000 000 000 (CONGSIM_LIMITS=source_packets=N raises it) (line 15, column 8)",
         ),
         (
             "a sequence trace of a long fast run",
@@ -904,7 +962,7 @@ fn sources_and_traces_that_would_run_for_ever_are_refused() {
                     .replace("duration = \"1s\"", "duration = \"3000s\"")
                     .replace("rate = \"10Mbps\"", "rate = \"1Gbps\"")
             }),
-            "bad.toml: metrics.sequence_trace: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 7.500e8 rows; the trace_rows limit is 100 000 000 (CONGSIM_LIMITS=trace_rows=N raises it)",
+            "bad.toml: metrics.sequence_trace: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 7.500e8 rows; the trace_rows limit is 100 000 000 (CONGSIM_LIMITS=trace_rows=N raises it) (line 13, column 18)",
         ),
         (
             "TCP events of a long fast run",
@@ -913,7 +971,7 @@ fn sources_and_traces_that_would_run_for_ever_are_refused() {
                     .replace("duration = \"1s\"", "duration = \"3000s\"")
                     .replace("rate = \"10Mbps\"", "rate = \"1Gbps\"")
             }),
-            "bad.toml: metrics.tcp_events: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 3.750e8 rows; the trace_rows limit is 100 000 000 (CONGSIM_LIMITS=trace_rows=N raises it)",
+            "bad.toml: metrics.tcp_events: the flows can send about 3.750e8 data packets in 3000 s at their bottleneck rates: up to about 3.750e8 rows; the trace_rows limit is 100 000 000 (CONGSIM_LIMITS=trace_rows=N raises it) (line 13, column 14)",
         ),
     ];
     expect_messages(&cases);
@@ -930,22 +988,22 @@ fn numbers_that_feed_arithmetic_have_stated_ranges() {
         (
             "a window past 2^30 packets",
             Box::new(|b| format!("{b}[tcp]\nwindow = 9223372036854775807\n")),
-            "bad.toml: tcp.window: must be 1 to 1073741824 packets (2^30)",
+            "bad.toml: tcp.window: must be 1 to 1073741824 packets (2^30) (line 13, column 10)",
         ),
         (
             "a receiver buffer past what TCP can advertise",
             Box::new(|b| format!("{b}[tcp]\nprofile = \"rfc\"\nreceiver_buffer = \"2GB\"\n")),
-            "bad.toml: tcp.receiver_buffer: must be at most 1GiB, the largest window TCP can advertise (RFC 7323: 65535 << 14)",
+            "bad.toml: tcp.receiver_buffer: must be at most 1GiB, the largest window TCP can advertise (RFC 7323: 65535 << 14) (line 14, column 19)",
         ),
         (
             "headers past IPv4 and TCP with every option",
             Box::new(|b| format!("{b}[tcp]\nheader_bytes = 4294967295\n")),
-            "bad.toml: tcp.header_bytes: must be 0 to 120 bytes (IPv4 and TCP headers with every option: 60 + 60)",
+            "bad.toml: tcp.header_bytes: must be 0 to 120 bytes (IPv4 and TCP headers with every option: 60 + 60) (line 13, column 16)",
         ),
         (
             "an initial window of four billion segments",
             Box::new(|b| format!("{b}[tcp]\ninitial_window = 4294967295\n")),
-            "bad.toml: tcp.initial_window: must be 1 to 1048576 segments",
+            "bad.toml: tcp.initial_window: must be 1 to 1048576 segments (line 13, column 18)",
         ),
         (
             "a CBR packet smaller than an IP header",
@@ -954,7 +1012,7 @@ fn numbers_that_feed_arithmetic_have_stated_ranges() {
                     "{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\npacket_size = \"19B\"\n"
                 )
             }),
-            "bad.toml: cbr[0].packet_size: is bytes on the wire: between 20B (an IPv4 header) and 65535B",
+            "bad.toml: cbr[0].packet_size: is bytes on the wire: between 20B (an IPv4 header) and 65535B (line 16, column 15)",
         ),
     ];
     expect_messages(&cases);
@@ -969,24 +1027,24 @@ fn names_must_be_printable_text() {
         (
             "an escape sequence in a node name",
             Box::new(|b| b.replace("\"a\", \"b\"]", "\"a\", \"b\", \"\\u001b[2J\"]")),
-            "bad.toml: nodes[2]: a name must not contain control or bidirectional formatting characters (found U+001B)",
+            "bad.toml: nodes[2]: a name must not contain control or bidirectional formatting characters (found U+001B) (line 1, column 20)",
         ),
         (
             "a line break in a flow name",
             Box::new(|b| format!("{b}name = \"x\\ny\"\n")),
-            "bad.toml: flows[0].name: a name must not contain control or bidirectional formatting characters (found U+000A)",
+            "bad.toml: flows[0].name: a name must not contain control or bidirectional formatting characters (found U+000A) (line 12, column 8)",
         ),
         (
             "NUL in the scenario name",
             Box::new(|b| format!("name = \"x\\u0000\"\n{b}")),
-            "bad.toml: name: a name must not contain control or bidirectional formatting characters (found U+0000)",
+            "bad.toml: name: a name must not contain control or bidirectional formatting characters (found U+0000) (line 1, column 8)",
         ),
         (
             "a blank CBR name",
             Box::new(|b| {
                 format!("{b}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\nname = \" \"\n")
             }),
-            "bad.toml: cbr[0].name: a name must not be empty",
+            "bad.toml: cbr[0].name: a name must not be empty (line 16, column 8)",
         ),
     ];
     expect_messages(&cases);
@@ -998,16 +1056,16 @@ fn errors_in_a_generated_topology_name_the_field_the_user_wrote() {
     let cases = [
         (
             format!("{dumbbell}bottleneck_queue = {{ kind = \"red\", min_th = -1 }}"),
-            "t.toml: topology.bottleneck_queue.min_th: must be positive (0: automatic)",
+            "t.toml: topology.bottleneck_queue.min_th: must be positive (0: automatic) (line 10, column 45)",
         ),
         (
             // The user's own flow is flows[0], not flows[2] behind the two generated ones.
             format!("{dumbbell}\n[[flows]]\nfrom = \"s1\"\nto = \"d1\"\nname = \"tcp1\"\n"),
-            "t.toml: flows[0].name: duplicate flow name \"tcp1\"",
+            "t.toml: flows[0].name: duplicate flow name \"tcp1\" (line 14, column 8)",
         ),
         (
             "kind = \"incast\"\nsenders = 2\nrate = \"1Gbps\"\ndelay = \"1us\"\ntransfer_size = \"0B\"".to_string(),
-            "t.toml: topology.transfer_size: must be greater than zero",
+            "t.toml: topology.transfer_size: must be greater than zero (line 8, column 17)",
         ),
     ];
     for (table, expected) in cases {
@@ -1021,7 +1079,7 @@ fn errors_in_a_generated_topology_name_the_field_the_user_wrote() {
     );
     assert_eq!(
         error_for(|_| jitter.clone()),
-        "bad.toml: simulation.start_jitter: start + start_jitter must not pass simulation.duration"
+        "bad.toml: simulation.start_jitter: start + start_jitter must not pass simulation.duration (line 4, column 16)"
     );
 }
 
@@ -1049,11 +1107,11 @@ fn abr_parameters_keep_tm4_ranges_and_a_zero_floor() {
     assert!(with("[atm.abr]\nmcr = \"0Mbps\"\n").is_ok());
     assert_eq!(
         with("[atm.abr]\ntrm = \"0s\"\n").unwrap_err().to_string(),
-        "abr.toml: atm.abr.trm: must be longer than 0"
+        "abr.toml: atm.abr.trm: must be longer than 0 (line 22, column 7)"
     );
     assert_eq!(
         with("[atm.abr]\nrif = 0.0\n").unwrap_err().to_string(),
-        "abr.toml: atm.abr.rif: must be in (0, 1]"
+        "abr.toml: atm.abr.rif: must be in (0, 1] (line 22, column 7)"
     );
     // A CBR source switched off by its count, as a flow can be.
     let off = format!("{BASE}[[cbr]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ncount = 0\n");

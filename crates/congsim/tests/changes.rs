@@ -151,6 +151,6 @@ fn an_unknown_or_cbr_flow_is_refused_by_name() {
     let err = congsim::scenario::from_toml_str(&text, "t.toml").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "t.toml: metrics.tcp_changes[0]: unknown flow \"nosuch\"; TCP flows are: traced, other"
+        "t.toml: metrics.tcp_changes[0]: unknown flow \"nosuch\"; TCP flows are: traced, other (line 24, column 16)"
     );
 }

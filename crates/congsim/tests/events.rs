@@ -117,6 +117,47 @@ fn a_link_failure_reroutes_the_flow_at_its_instant_and_the_repair_brings_it_back
 }
 
 #[test]
+fn a_random_failure_process_takes_the_link_down_and_up_until_its_end() {
+    // ns-2's `$ns rtmodel Exponential {1s 2s 0.5s 9s} $a $r1`: from 1 s, up for 2 s and down
+    // for 0.5 s on average, both directions together, until 9 s.
+    let process = r#"
+[[events]]
+at = "1s"
+action = "link_failures"
+link = "a->r1"
+up_mean = "2s"
+down_mean = "500ms"
+until = "9s"
+"#;
+    let text = two_paths(process);
+    let scenario = congsim::scenario::from_toml_str(&text, "t.toml").expect("valid");
+    let r = congsim::run(&scenario, 0);
+    let rows = departures(&r);
+    let on = |link: &str, from: f64, to: f64| {
+        (rows.iter())
+            .filter(|(t, l)| l == link && *t >= from && *t < to)
+            .count()
+    };
+    // The short path until the first failure; the long one while it is down; the short one
+    // from the process's end on.
+    let first_rerouted = rows
+        .iter()
+        .find(|(_, l)| l == "a->r2")
+        .expect("a failure")
+        .0;
+    assert!(first_rerouted > 1.0 && on("a->r1", 0.0, first_rerouted) > 500);
+    assert!(on("a->r2", 1.0, 9.0) > 100 && on("a->r1", first_rerouted, 9.0) > 100);
+    assert_eq!(on("a->r2", 9.05, 12.0), 0);
+    let lost = f64_col(&r, "links", "drops_link_down");
+    assert!(lost.iter().sum::<f64>() > 0.0, "{lost:?}");
+    // The draws are the replication's: the same run twice is the same, another differs.
+    let again = congsim::run(&scenario, 0);
+    assert_eq!(format!("{:?}", r.tables()), format!("{:?}", again.tables()));
+    let other = congsim::run(&scenario, 1);
+    assert_ne!(departures(&other), rows);
+}
+
+#[test]
 fn the_same_events_give_the_same_tables_and_none_changes_nothing() {
     let a = run_toml(&two_paths(FAILURE));
     let b = run_toml(&two_paths(FAILURE));
@@ -192,31 +233,31 @@ fn bad_events_are_refused_with_the_field_at_fault() {
         refused(&event(
             "at = \"12s\"\naction = \"link_down\"\nlink = \"a->r1\""
         )),
-        "t.toml: events[0].at: 12s is not before the end of the run (12s)"
+        "t.toml: events[0].at: 12s is not before the end of the run (12s) (line 46, column 6)"
     );
     assert_eq!(
         refused(&event(
             "at = \"1s\"\naction = \"link_down\"\nlink = \"a->x\""
         )),
-        "t.toml: events[0].link: unknown link \"a->x\"; links are: a->r1, r1->a, r1->b, b->r1, a->r2, r2->a, r2->r3, r3->r2, r3->b, b->r3"
+        "t.toml: events[0].link: unknown link \"a->x\"; links are: a->r1, r1->a, r1->b, b->r1, a->r2, r2->a, r2->r3, r3->r2, r3->b, b->r3 (line 48, column 8)"
     );
     assert_eq!(
         refused(&event(
             "at = \"1s\"\naction = \"link_down\"\nlink = \"a->r1\"\nrate = \"1Mbps\""
         )),
-        "t.toml: events[0].rate: applies to action = link_rate, cbr_rate only"
+        "t.toml: events[0].rate: applies to action = link_rate, cbr_rate only (line 49, column 8)"
     );
     assert_eq!(
         refused(&event(
             "at = \"1s\"\naction = \"link_rate\"\nlink = \"a->r1\""
         )),
-        "t.toml: events[0].rate: action = \"link_rate\" needs it"
+        "t.toml: events[0].rate: action = \"link_rate\" needs it (line 45, column 1)"
     );
     assert_eq!(
         refused(&event(
             "at = \"1s\"\naction = \"flow_stop\"\nflow = \"nosuch\""
         )),
-        "t.toml: events[0].flow: unknown flow \"nosuch\"; TCP flows are: ftp"
+        "t.toml: events[0].flow: unknown flow \"nosuch\"; TCP flows are: ftp (line 48, column 8)"
     );
     let down_up = format!(
         "{}{}",
@@ -225,17 +266,42 @@ fn bad_events_are_refused_with_the_field_at_fault() {
     );
     assert_eq!(
         refused(&down_up),
-        "t.toml: events[1]: contradicts events[0] at the same instant (2s)"
+        "t.toml: events[1]: contradicts events[0] at the same instant (2s) (line 49, column 1)"
     );
     let up_while_up = event("at = \"2s\"\naction = \"link_up\"\nlink = \"a->r1\"");
     assert_eq!(
         refused(&up_while_up),
-        "t.toml: events[0].action: \"a->r1\" is already up at 2s"
+        "t.toml: events[0].action: \"a->r1\" is already up at 2s (line 47, column 10)"
     );
     let zero = refused(&event(
         "at = \"1s\"\naction = \"link_rate\"\nlink = \"a->r1\"\nrate = \"0Mbps\"",
     ));
     assert!(zero.starts_with("t.toml: events[0].rate: "), "{zero}");
+    let process = "at = \"1s\"\naction = \"link_failures\"\nlink = \"a->r1\"\nup_mean = \"1s\"\ndown_mean = \"1s\"";
+    let with_down = format!(
+        "{}{}",
+        event(process),
+        event("at = \"5s\"\naction = \"link_down\"\nlink = \"r1->a\"")
+    );
+    assert!(
+        refused(&with_down).starts_with("t.toml: events[1].link: \"r1->a\" has a link_failures process (events[0]), which decides when it is down and up"),
+        "{}",
+        refused(&with_down)
+    );
+    let zero_mean = refused(&event(
+        &process.replace("up_mean = \"1s\"", "up_mean = \"0s\""),
+    ));
+    assert!(
+        zero_mean.starts_with("t.toml: events[0].up_mean: must be greater than zero"),
+        "{zero_mean}"
+    );
+    let early = refused(&event(&format!("{process}\nuntil = \"1s\"")));
+    assert!(
+        early.starts_with(
+            "t.toml: events[0].until: must be after at and at most simulation.duration"
+        ),
+        "{early}"
+    );
     let unknown = refused(&event("at = \"1s\"\naction = \"link_explode\""));
     assert!(unknown.contains("events[0].action"), "{unknown}");
 }

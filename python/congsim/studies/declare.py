@@ -352,6 +352,9 @@ class Variant:
     #: Field paths and values applied to every run of the study's plan.
     overrides: Mapping[str, Any]
     why: str
+    #: Replications of each configuration, where the variant is the plan run longer (an
+    #: exploratory run beside the pre-registered count; `--replications` overrides it too).
+    replications: int | None = None
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,15 @@ STUDY = Study(
             "no-jitter",
             {"simulation.start_jitter": "0s"},
             "the paper started every source at 0 (deviation D19 staggers them by up to 1 ms so "
-            "that replications differ); the random cell contention still differs between "
-            "replications.",
+            "that replications differ); without it the replications are identical.",
         ),
         Variant(
-            "arrival-order",
-            {"atm.contention": "arrival_order"},
-            "spec atm.md 1.3 gives a freed buffer place to the next cell to arrive (deviation D25 "
-            "draws among the VCs whose cells arrived within the last cell time).",
+            "random-contention",
+            {"atm.contention": "random"},
+            "deviation D25, once the default because it reproduced plain UBR's LAN numbers: the "
+            "VCs whose cells arrived within the last cell time draw for a freed buffer place, as "
+            "a fabric serving its inputs in random order would (spec atm.md 1.3, the default, "
+            "gives it to the next cell to arrive).",
         ),
         Variant(
             "threshold-0.8",
@@ -51,9 +52,10 @@ STUDY = Study(
         "The N-source configuration as spec atm.md 8.1 reads seed 000: 155.52 Mbps cells "
         "without SONET overhead, 4.3BSD Reno with a 100 ms clock and a 2-tick RTO floor, "
         "EPD/Selective Drop/FBA at R = 0.9 K and Z = 0.8 with partial packet discard after "
-        "an overflow, plain UBR without it; the VCs of one cell time draw for a full "
-        "buffer's last free place (deviation D25). The paper starts every source at once with "
-        "nothing random, which synchronises them; here each replication starts each source "
+        "an overflow, plain UBR without it; a full buffer's freed place goes to the "
+        "next cell to arrive (spec atm.md 1.3; deviation D25's draw is a variant). The paper "
+        "starts every source at once with nothing random, which synchronises them; here each "
+        "replication starts each source "
         "up to 1 ms late (deviation D19), so a table cell is a mean over 5 runs of a "
         "chaotic system the paper sampled once. Column averages are the mean of the eight "
         "rows, per replication."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from congsim.studies.declare import Metric, Study, load_claims
+from congsim.studies.jain1996 import CCR_CAP
 
 #: How each metric the claims test is computed from a run.
 METRICS = {
@@ -20,6 +21,7 @@ STUDY = Study(
     reference=None,
     metrics=METRICS,
     claims=load_claims("jain1996-buffers-claims.toml", METRICS),
+    variants=(CCR_CAP,),
     notes=(
         "The seed's tables are for infinite buffers; of finite ones it says that one round trip of "
         "buffer suffices with a small number of sources and no VBR but not with a large number, "

@@ -95,6 +95,10 @@ def reproduce(
         for variant in study.variants
         if (variants if isinstance(variants, bool) else variant.name in variants)
     ]
+    variant_plans = [
+        (v, p.with_replications(v.replications) if v.replications and replications is None else p)
+        for v, p in variant_plans
+    ]
     total = len(plan.runs()) + sum(len(p.runs()) for _, p in variant_plans) + len(traced)
     report = on_progress or (lambda *_: None)
     done = 0

@@ -336,6 +336,29 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
     if let Some(warning) = dctcp_without_marks(s, scripted) {
         out.push(warning);
     }
+    let mut linked = vec![false; s.nodes.len()];
+    for link in &s.links {
+        linked[link.from.index()] = true;
+        linked[link.to.index()] = true;
+    }
+    let unused: Vec<&str> = (s.nodes.iter().zip(&linked))
+        .filter(|(_, linked)| !**linked)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if !unused.is_empty() {
+        out.push(ScenarioWarning {
+            path: "nodes".to_string(),
+            message: format!(
+                "no link uses {}: {} (a misspelt name in a link?)",
+                if unused.len() == 1 {
+                    "this node"
+                } else {
+                    "these nodes"
+                },
+                listing(unused)
+            ),
+        });
+    }
     // One warning for both links of a duplex entry, when both directions have it.
     let mut push = |warning: ScenarioWarning| {
         if !out.contains(&warning) {

@@ -85,6 +85,20 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 
 impl std::error::Error for ScenarioError {}
 
+impl ScenarioError {
+    /// The error with the line and column where `text` writes its field (or the nearest part of
+    /// the field's path the file writes), unless it has them already.
+    fn located_in(mut self, text: &str) -> Self {
+        if !self.message.contains("(line ")
+            && let Some(span) = span_of(text, &self.path)
+        {
+            let (line, col) = line_col(text, span.start);
+            self.message = format!("{} (line {line}, column {col})", self.message);
+        }
+        self
+    }
+}
+
 /// 1-based line and column of byte offset `at` in `text`.
 fn line_col(text: &str, at: usize) -> (usize, usize) {
     let before = &text[..at.min(text.len())];
@@ -126,7 +140,41 @@ pub fn parse_file(text: &str, file: &str) -> Result<ScenarioFile, ScenarioError>
 /// Parses and validates scenario TOML `text`.
 pub fn from_toml_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     let parsed = parse_file(text, file)?;
-    Scenario::resolve(parsed, file)
+    Scenario::resolve(parsed, file).map_err(|e| e.located_in(text))
+}
+
+/// Where the deepest part of field `path` that `text` writes begins: `links[3].queue.limit_packets`
+/// is the `limit_packets` value if the file gives it, else the `queue` table, else the link.
+fn span_of(text: &str, path: &str) -> Option<std::ops::Range<usize>> {
+    use toml::de::{DeTable, DeValue};
+    let steps = overrides::parse_path(path)?;
+    let root = DeTable::parse(text).ok()?;
+    fn entry<'i>(table: &DeTable<'i>, key: &str) -> Option<toml::Spanned<DeValue<'i>>> {
+        table
+            .iter()
+            .find(|(k, _)| k.get_ref().as_ref() == key)
+            .map(|(_, v)| v.clone())
+    }
+    let mut span = None;
+    let mut value: Option<toml::Spanned<DeValue<'_>>> = None;
+    for step in steps {
+        let next = match (&value, step) {
+            (None, overrides::Step::Key(key)) => entry(root.get_ref(), key),
+            (Some(v), overrides::Step::Key(key)) => match v.get_ref() {
+                DeValue::Table(t) => entry(t, key),
+                _ => None,
+            },
+            (Some(v), overrides::Step::Index(i)) => match v.get_ref() {
+                DeValue::Array(items) => items.get(i).cloned(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(next) = next else { break };
+        span = Some(next.span());
+        value = Some(next);
+    }
+    span
 }
 
 /// The scenario document after `overrides` (syntax errors keep their line and column).
@@ -177,6 +225,7 @@ pub fn from_toml_str_with_overrides(
         return from_toml_str(text, file);
     }
     let document = overridden_document(text, file, overrides)?;
+    let shadowed = shadowed_overrides(&document, overrides);
     let parsed: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(document))
         .map_err(|e| {
             let (path, message) =
@@ -187,7 +236,46 @@ pub fn from_toml_str_with_overrides(
                 message,
             }
         })?;
-    Scenario::resolve(parsed, file)
+    let mut scenario = Scenario::resolve(parsed, file).map_err(|e| {
+        // A field an override set has no line in the file.
+        let overridden = overrides.iter().any(|(path, _)| {
+            e.path.starts_with(path.as_str()) || path.starts_with(e.path.as_str())
+        });
+        if overridden { e } else { e.located_in(text) }
+    })?;
+    scenario.warnings.extend(shadowed);
+    Ok(scenario)
+}
+
+/// Overrides of a file-wide `[tcp]` field that every flow and transfer group of the file sets
+/// for itself: they change nothing, which a sweep over them would not show.
+fn shadowed_overrides(
+    document: &toml::Table,
+    overrides: &[(String, serde_json::Value)],
+) -> Vec<model::ScenarioWarning> {
+    let entries: Vec<&toml::Table> = ["flows", "transfers"]
+        .iter()
+        .filter_map(|key| document.get(*key).and_then(toml::Value::as_array))
+        .flatten()
+        .filter_map(toml::Value::as_table)
+        .collect();
+    let sets_its_own = |entry: &&toml::Table, field: &str| {
+        (entry.get("tcp").and_then(toml::Value::as_table)).is_some_and(|t| t.contains_key(field))
+    };
+    overrides
+        .iter()
+        .filter_map(|(path, _)| {
+            let field = path.strip_prefix("tcp.")?.split(['.', '[']).next()?;
+            (!entries.is_empty() && entries.iter().all(|e| sets_its_own(e, field))).then(|| {
+                model::ScenarioWarning {
+                    path: path.clone(),
+                    message: format!(
+                        "changes nothing: every flow sets its own tcp.{field} (override flows[*].tcp.{field} instead)"
+                    ),
+                }
+            })
+        })
+        .collect()
 }
 
 /// Reads, parses and validates the scenario file at `path`.

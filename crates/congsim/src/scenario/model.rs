@@ -292,4 +292,14 @@ pub enum NetworkChange {
     QueueLimit(LinkId, u64),
     /// CBR source `scenario.cbr[i]`.
     CbrRate(usize, Rate),
+    /// A random up/down process on `link` and its `reverse` direction together: the first
+    /// failure an exponential time of mean `up_mean` after the event, each repair one of mean
+    /// `down_mean` after its failure, nothing after `until` (the links are then up).
+    LinkFailures {
+        link: LinkId,
+        reverse: Option<LinkId>,
+        up_mean: SimDuration,
+        down_mean: SimDuration,
+        until: SimDuration,
+    },
 }

@@ -1,44 +1,69 @@
-//! Parameter overrides: `tcp.variant = "tahoe"`, `links[0].queue.limit_packets = 25`, applied
+//! Parameter overrides: `tcp.variant = "tahoe"`, `links[0].queue.limit_packets = 25`,
+//! `links["r0->r1"].queue.limit_packets = 25`, `flows["ftp1"].tcp.variant = "reno"`, applied
 //! to a scenario document before it is validated, so that a sweep's values go through the same
-//! checks (and get the same messages) as values written in the file.
+//! checks (and get the same messages) as values written in the file. A list entry is named by
+//! its `name`, or a link by `from->to`: reordering the file then changes nothing a sweep varies.
 
 use super::ScenarioError;
 use toml::{Table, Value};
 
 /// One step of a field path.
 #[derive(Debug, PartialEq)]
-enum Step<'a> {
+pub(super) enum Step<'a> {
     Key(&'a str),
     Index(usize),
+    /// `["r0->r1"]`: the list entry of this name (or a link's `from->to`).
+    Name(&'a str),
     /// `[*]`: every entry of the list.
     Every,
 }
 
-/// Splits `links[0].queue.limit_packets` into steps.
-fn parse_path(path: &str) -> Option<Vec<Step<'_>>> {
+/// Splits `links[0].queue.limit_packets` or `flows["cbr.1"].rate` into steps (a quoted name
+/// may hold dots and brackets).
+pub(super) fn parse_path(path: &str) -> Option<Vec<Step<'_>>> {
     let mut steps = Vec::new();
-    for part in path.split('.') {
-        let (name, mut rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if name.is_empty() {
+    let mut rest = path;
+    loop {
+        let end = rest.find(['.', '[']).unwrap_or(rest.len());
+        if end == 0 {
             return None;
         }
-        steps.push(Step::Key(name));
-        while let Some(stripped) = rest.strip_prefix('[') {
-            let close = stripped.find(']')?;
-            steps.push(match &stripped[..close] {
-                "*" => Step::Every,
-                index => Step::Index(index.parse().ok()?),
-            });
-            rest = &stripped[close + 1..];
+        steps.push(Step::Key(&rest[..end]));
+        rest = &rest[end..];
+        while let Some(inner) = rest.strip_prefix('[') {
+            let quote = inner.chars().next().filter(|c| matches!(c, '"' | '\''));
+            if let Some(quote) = quote {
+                let name = &inner[1..];
+                let close = name.find(&format!("{quote}]"))?;
+                steps.push(Step::Name(&name[..close]));
+                rest = &name[close + 2..];
+            } else {
+                let close = inner.find(']')?;
+                steps.push(match &inner[..close] {
+                    "*" => Step::Every,
+                    index => Step::Index(index.parse().ok()?),
+                });
+                rest = &inner[close + 1..];
+            }
         }
-        if !rest.is_empty() {
-            return None;
+        if rest.is_empty() {
+            return Some(steps);
         }
+        rest = rest.strip_prefix('.')?;
     }
-    (!steps.is_empty()).then_some(steps)
+}
+
+/// What a list entry is called in a path: its `name`, or a link's `from->to`.
+fn entry_names(item: &Value) -> Vec<String> {
+    let Some(table) = item.as_table() else {
+        return Vec::new();
+    };
+    let text = |key: &str| table.get(key).and_then(Value::as_str);
+    let mut names: Vec<String> = text("name").map(str::to_string).into_iter().collect();
+    if let (Some(from), Some(to)) = (text("from"), text("to")) {
+        names.push(format!("{from}->{to}"));
+    }
+    names
 }
 
 /// Converts a JSON value (what Python hands over) into a TOML value.
@@ -78,7 +103,7 @@ pub(super) fn apply(
         message,
     };
     let steps = parse_path(path).ok_or_else(|| {
-        err("is not a field path (write it like links[0].queue.limit_packets)".to_string())
+        err("is not a field path (write it like links[0].queue.limit_packets or links[\"r0->r1\"].queue.limit_packets)".to_string())
     })?;
     let value = to_toml(value).ok_or_else(|| {
         err("override values must be strings, numbers (whole numbers up to 9223372036854775807), booleans, lists or tables".to_string())
@@ -116,7 +141,37 @@ fn set(slot: &mut Value, steps: &[Step<'_>], value: &Value) -> Result<(), String
         (Step::Every, Value::Array(items)) => {
             items.iter_mut().try_for_each(|item| set(item, rest, value))
         }
+        (Step::Name(name), Value::Array(items)) => {
+            let matching: Vec<usize> = (0..items.len())
+                .filter(|&i| entry_names(&items[i]).iter().any(|n| n == name))
+                .collect();
+            match matching[..] {
+                [i] => set(&mut items[i], rest, value),
+                [] => {
+                    let known: Vec<String> = items
+                        .iter()
+                        .flat_map(entry_names)
+                        .map(|n| format!("\"{n}\""))
+                        .collect();
+                    Err(format!(
+                        "no entry is named \"{name}\" (by its name, or a link's from->to); known: {}",
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ))
+                }
+                _ => Err(format!(
+                    "\"{name}\" names {} entries: give each a name, or use an index",
+                    matching.len()
+                )),
+            }
+        }
         (Step::Index(i), _) => Err(format!("cannot index [{i}]: the field is not a list")),
+        (Step::Name(name), _) => Err(format!(
+            "cannot index [\"{name}\"]: the field is not a list"
+        )),
         (Step::Every, _) => Err("cannot index [*]: the field is not a list".to_string()),
     }
 }
@@ -187,5 +242,50 @@ mod tests {
             e.to_string(),
             "f: tcp[*].window: cannot index [*]: the field is not a list"
         );
+    }
+
+    #[test]
+    fn entries_are_named_by_name_or_by_from_to() {
+        let mut doc: Table = toml::from_str(
+            "links = [{ from = \"a\", to = \"r\" }, { from = \"r\", to = \"b\" }]\nflows = [{ name = \"ftp.1\" }, { name = \"web\" }]\n",
+        )
+        .unwrap();
+        apply(
+            &mut doc,
+            "links[\"r->b\"].queue.limit_packets",
+            &serde_json::json!(25),
+            "f",
+        )
+        .unwrap();
+        apply(
+            &mut doc,
+            "flows['ftp.1'].tcp.variant",
+            &serde_json::json!("tahoe"),
+            "f",
+        )
+        .unwrap();
+        assert_eq!(
+            doc["links"][1]["queue"]["limit_packets"].as_integer(),
+            Some(25)
+        );
+        assert!(doc["links"][0].get("queue").is_none());
+        assert_eq!(doc["flows"][0]["tcp"]["variant"].as_str(), Some("tahoe"));
+        assert_eq!(
+            parse_path("flows[\"a[1].b\"].rate").unwrap(),
+            [Step::Key("flows"), Step::Name("a[1].b"), Step::Key("rate")]
+        );
+        let e = apply(&mut doc, "flows[\"ftp\"].rate", &serde_json::json!(1), "f").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f: flows[\"ftp\"].rate: no entry is named \"ftp\" (by its name, or a link's from->to); known: \"ftp.1\", \"web\""
+        );
+        for bad in [
+            "flows[\"ftp].rate",
+            "flows[\"ftp\"]x",
+            "flows[\"ftp\"].",
+            ".rate",
+        ] {
+            assert!(parse_path(bad).is_none(), "{bad}");
+        }
     }
 }

@@ -60,11 +60,12 @@ macro_rules! unit_string {
 }
 
 unit_string!(
-    /// A rate: a number followed by `bps`, `Kbps`, `Mbps` or `Gbps` (decimal prefixes).
+    /// A rate: a number followed by `bps`, `Kbps`, `Mbps` or `Gbps` (decimal prefixes), or ns-2's
+    /// `b`, `Kb`, `Mb`, `Gb`.
     RateText,
     Rate,
     units::parse_rate,
-    r"^[0-9]*\.?[0-9]+ ?(bps|[KkMG]bps|[KkMG]?b/s)$",
+    r"^[0-9]*\.?[0-9]+ ?(bps|[KkMG]bps|[KkMG]?b/s|[KkMG]?b)$",
     "155.52Mbps"
 );
 unit_string!(
@@ -72,7 +73,7 @@ unit_string!(
     RateOrZeroText,
     u64,
     rate_or_zero_bps,
-    r"^[0-9]*\.?[0-9]+ ?(bps|[KkMG]bps|[KkMG]?b/s)$",
+    r"^[0-9]*\.?[0-9]+ ?(bps|[KkMG]bps|[KkMG]?b/s|[KkMG]?b)$",
     "0bps"
 );
 

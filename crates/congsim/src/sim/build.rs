@@ -46,6 +46,14 @@ impl<'a> Simulation<'a> {
             in_early_delivery: false,
             recorders: Recorders::new(scenario),
             links_change: !scenario.events.is_empty(),
+            failures: (scenario.events.iter().enumerate())
+                .filter(|(_, e)| matches!(e.change, NetworkChange::LinkFailures { .. }))
+                .map(|(event, _)| FailureProcess {
+                    event,
+                    rng: streams.stream(&format!("events/{event}/failures")),
+                    down: false,
+                })
+                .collect(),
             segments: Vec::new(),
             acks: Vec::new(),
             atm: scenario.links.iter().any(|l| l.atm.is_some()).then(|| {

@@ -19,7 +19,7 @@ use congsim_core::rng::{RngStream, StreamFactory};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::Packet;
 use congsim_core::{EventQueue, FlowId, LinkId, NodeId};
-use congsim_ip::cbr::CbrSource;
+use congsim_ip::cbr::{CbrSource, OnOffLaw};
 use congsim_ip::link::LinkConfig;
 use congsim_ip::qdisc::{Cbq, Classifier, Codel, DropTail, FqCodel, FqPie, Pie, Priority, Red};
 use congsim_ip::{LimitSemantics, Link, Offer, Qdisc};
@@ -77,6 +77,8 @@ enum Event {
     Sample,
     /// Scheduled event `scenario.events[i]`.
     Scheduled(u32),
+    /// Link failure process `failures[k]` takes its links down or brings them up.
+    LinkFlip(u32),
     End,
 }
 
@@ -416,6 +418,15 @@ struct Simulation<'a> {
     tie_streams: Option<Vec<RngStream>>,
     /// The measurement window's readings and the shortcuts held at its edges.
     measurement: Measurement,
+    /// The random link failure processes (`link_failures` events), in event order.
+    failures: Vec<FailureProcess>,
+}
+
+/// A `link_failures` event's process: its draws and whether its links are down.
+struct FailureProcess {
+    event: usize,
+    rng: RngStream,
+    down: bool,
 }
 
 /// Which ends of a scenario flow may take packets early (`Simulation::early_delivery`).
@@ -584,6 +595,7 @@ impl<'a> Simulation<'a> {
                     self.release_deferred(now);
                 }
                 Event::Scheduled(i) => self.apply(now, i as usize),
+                Event::LinkFlip(k) => self.flip_links(now, k as usize),
                 Event::Sample => {
                     self.sample(now);
                     let interval = self.scenario.series_interval.expect("sampling is on");
@@ -649,7 +661,61 @@ impl<'a> Simulation<'a> {
                 debug_assert!(set, "the scenario refuses class-based queues");
             }
             NetworkChange::CbrRate(i, rate) => self.cbr[i].source.set_rate(now, rate),
+            NetworkChange::LinkFailures { .. } => {
+                let k = (self.failures.iter())
+                    .position(|p| p.event == i)
+                    .expect("a process per link_failures event");
+                self.schedule_flip(now, k);
+            }
         }
+    }
+
+    /// The next change of failure process `k` after `now`: a failure after an up time, a
+    /// repair after a down time (at `until` at the latest, as ns-2's rtmodel brings a link up at
+    /// its finish time); none once `until` has come.
+    fn schedule_flip(&mut self, now: SimTime, k: usize) {
+        let process = &mut self.failures[k];
+        let NetworkChange::LinkFailures {
+            up_mean,
+            down_mean,
+            until,
+            ..
+        } = self.scenario.events[process.event].change
+        else {
+            unreachable!("failure processes come from link_failures events")
+        };
+        let until = SimTime::ZERO + until;
+        if now >= until {
+            return;
+        }
+        let mean = if process.down { down_mean } else { up_mean };
+        let next = now + OnOffLaw::Exponential.draw(mean, until.since(now), &mut process.rng);
+        if process.down || next < until {
+            self.queue
+                .schedule(next.min(until), Event::LinkFlip(k as u32));
+        }
+    }
+
+    /// Failure process `k` takes its links down, or brings them up, and draws its next change.
+    fn flip_links(&mut self, now: SimTime, k: usize) {
+        let process = &mut self.failures[k];
+        process.down = !process.down;
+        let down = process.down;
+        let NetworkChange::LinkFailures { link, reverse, .. } =
+            self.scenario.events[process.event].change
+        else {
+            unreachable!("failure processes come from link_failures events")
+        };
+        for l in std::iter::once(link).chain(reverse) {
+            if down {
+                self.links[l.index()].set_down(now);
+                self.record_inside_drops(now, l);
+            } else {
+                self.links[l.index()].set_up();
+            }
+        }
+        self.reroute();
+        self.schedule_flip(now, k);
     }
 
     /// Routes over the links that are up now.

@@ -575,7 +575,12 @@ fn links_table(s: &Scenario, window: &Reading, window_ps: u64) -> Table {
     ]
     .concat();
     let mut table = Table::from_rows(&rows, &columns);
-    if (s.events.iter()).any(|e| matches!(e.change, NetworkChange::LinkDown(_))) {
+    if (s.events.iter()).any(|e| {
+        matches!(
+            e.change,
+            NetworkChange::LinkDown(_) | NetworkChange::LinkFailures { .. }
+        )
+    }) {
         let lost = (
             "drops_link_down",
             Get::U64(|r: &LinkRow<'_>| r.reading.stats.drops_link_down),

@@ -115,7 +115,7 @@ fn switch_port(ctx: &Ctx<'_>, spec: &AtmSpec) -> Result<AtmPort, ScenarioError> 
         ppd_after_overflow: spec
             .ppd_after_overflow
             .unwrap_or(policy.default_ppd_after_overflow()),
-        random_contention: spec.contention != Some(ContentionName::ArrivalOrder),
+        random_contention: spec.contention == Some(ContentionName::Random),
         host_adapter: false,
     })
 }
@@ -275,7 +275,6 @@ impl SwitchAlgorithm {
             ccr_cap: match erica.ccr_cap {
                 None => base.ccr_cap,
                 Some(CcrCapName::Never) => CcrCap::Never,
-                Some(CcrCapName::WhenStale) => CcrCap::WhenStale,
                 Some(CcrCapName::Always) => CcrCap::Always,
             },
             queue_control: base.queue_control.map(|qc| QueueControl {

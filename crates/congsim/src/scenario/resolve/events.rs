@@ -23,8 +23,30 @@ fn fields_of(action: EventAction) -> &'static [&'static str] {
         EventAction::FlowStart | EventAction::FlowStop => &["flow"],
         EventAction::QueueLimit => &["link", "limit_packets"],
         EventAction::CbrRate => &["cbr", "rate"],
+        EventAction::LinkFailures => &["link", "up_mean", "down_mean"],
     }
 }
+
+/// The fields an action may take besides those it needs.
+fn optional_fields_of(action: EventAction) -> &'static [&'static str] {
+    match action {
+        EventAction::LinkFailures => &["until"],
+        _ => &[],
+    }
+}
+
+/// Every action, in the order the messages list them.
+const ACTIONS: [EventAction; 9] = [
+    EventAction::LinkDown,
+    EventAction::LinkUp,
+    EventAction::LinkRate,
+    EventAction::LinkDelay,
+    EventAction::FlowStart,
+    EventAction::FlowStop,
+    EventAction::QueueLimit,
+    EventAction::CbrRate,
+    EventAction::LinkFailures,
+];
 
 fn action_name(action: EventAction) -> &'static str {
     match action {
@@ -36,6 +58,7 @@ fn action_name(action: EventAction) -> &'static str {
         EventAction::FlowStop => "flow_stop",
         EventAction::QueueLimit => "queue_limit",
         EventAction::CbrRate => "cbr_rate",
+        EventAction::LinkFailures => "link_failures",
     }
 }
 
@@ -72,7 +95,7 @@ pub(super) fn resolve_events(
             ));
         }
         check_fields(ctx, &p, spec)?;
-        for change in changes(ctx, &p, spec, links, flow_ids, (flows, cbr))? {
+        for change in changes(ctx, &p, spec, links, flow_ids, (flows, cbr), duration)? {
             events.push((i, ResolvedEvent { at, change }));
         }
     }
@@ -96,23 +119,20 @@ fn check_fields(ctx: &Ctx<'_>, p: &str, spec: &EventSpec) -> Result<(), Scenario
         ("flow", spec.flow.is_some()),
         ("cbr", spec.cbr.is_some()),
         ("limit_packets", spec.limit_packets.is_some()),
+        ("up_mean", spec.up_mean.is_some()),
+        ("down_mean", spec.down_mean.is_some()),
+        ("until", spec.until.is_some()),
     ];
+    let optional = optional_fields_of(spec.action);
     for (field, present) in given {
-        if present && !takes.contains(&field) {
-            let owners: Vec<&str> = [
-                EventAction::LinkDown,
-                EventAction::LinkUp,
-                EventAction::LinkRate,
-                EventAction::LinkDelay,
-                EventAction::FlowStart,
-                EventAction::FlowStop,
-                EventAction::QueueLimit,
-                EventAction::CbrRate,
-            ]
-            .into_iter()
-            .filter(|a| fields_of(*a).contains(&field))
-            .map(action_name)
-            .collect();
+        if present && !takes.contains(&field) && !optional.contains(&field) {
+            let owners: Vec<&str> = ACTIONS
+                .into_iter()
+                .filter(|a| {
+                    fields_of(*a).contains(&field) || optional_fields_of(*a).contains(&field)
+                })
+                .map(action_name)
+                .collect();
             return Err(ctx.err(
                 format!("{p}.{field}"),
                 format!("applies to action = {} only", owners.join(", ")),
@@ -136,6 +156,7 @@ fn changes(
     links: &[ResolvedLink],
     flow_ids: &FlowIds,
     (flows, cbr): (&[ResolvedFlow], &[ResolvedCbr]),
+    duration: SimDuration,
 ) -> Result<Vec<NetworkChange>, ScenarioError> {
     if let Some(name) = &spec.link {
         let field = format!("{p}.link");
@@ -153,7 +174,9 @@ fn changes(
             QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
         );
         let change = match spec.action {
-            EventAction::LinkDown | EventAction::LinkUp if class_based => {
+            EventAction::LinkDown | EventAction::LinkUp | EventAction::LinkFailures
+                if class_based =>
+            {
                 return Err(ctx.err(
                     field,
                     format!(
@@ -188,6 +211,7 @@ fn changes(
                 }
                 NetworkChange::QueueLimit(id, limit)
             }
+            EventAction::LinkFailures => failures(ctx, p, spec, links, index, duration)?,
             EventAction::FlowStart | EventAction::FlowStop | EventAction::CbrRate => {
                 unreachable!("actions without a link")
             }
@@ -240,6 +264,59 @@ fn changes(
         .collect()
 }
 
+/// A `link_failures` process on link `index` and its reverse direction, if there is one.
+fn failures(
+    ctx: &Ctx<'_>,
+    p: &str,
+    spec: &EventSpec,
+    links: &[ResolvedLink],
+    index: usize,
+    duration: SimDuration,
+) -> Result<NetworkChange, ScenarioError> {
+    let mean = |field: &str, value: &Option<crate::scenario::units::DurationText>| {
+        let value = value.as_ref().expect("checked").value;
+        if value.is_zero() {
+            return Err(ctx.err(format!("{p}.{field}"), "must be greater than zero"));
+        }
+        Ok(value)
+    };
+    let (up_mean, down_mean) = (
+        mean("up_mean", &spec.up_mean)?,
+        mean("down_mean", &spec.down_mean)?,
+    );
+    let until = spec.until.as_ref().map_or(duration, |d| d.value);
+    if until <= spec.at.value || until > duration {
+        return Err(ctx.err(
+            format!("{p}.until"),
+            "must be after at and at most simulation.duration",
+        ));
+    }
+    let link = &links[index];
+    let reverse = (links.iter()).position(|l| l.from == link.to && l.to == link.from);
+    if let Some(r) = reverse
+        && matches!(
+            links[r].queue,
+            QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
+        )
+    {
+        return Err(ctx.err(
+            format!("{p}.link"),
+            format!(
+                "the reverse direction {} has a {} queue, which may hold packets back; links go down and up with droptail, red, codel, fq_codel, pie and fq_pie queues",
+                links[r].name,
+                links[r].queue.kind_name()
+            ),
+        ));
+    }
+    Ok(NetworkChange::LinkFailures {
+        link: LinkId(index as u32),
+        reverse: reverse.map(|r| LinkId(r as u32)),
+        up_mean,
+        down_mean,
+        until,
+    })
+}
+
 /// What an event is about, to find two that contradict each other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Target {
@@ -259,6 +336,7 @@ fn target(change: &NetworkChange) -> Target {
         NetworkChange::FlowStart(f) | NetworkChange::FlowStop(f) => Target::Flow(f),
         NetworkChange::QueueLimit(l, _) => Target::QueueLimit(l),
         NetworkChange::CbrRate(i, _) => Target::Cbr(i),
+        NetworkChange::LinkFailures { link, .. } => Target::LinkState(link),
     }
 }
 
@@ -271,7 +349,36 @@ fn check_sequence(
 ) -> Result<(), ScenarioError> {
     let mut at_instant: BTreeMap<(SimDuration, Target), (usize, NetworkChange)> = BTreeMap::new();
     let mut down = vec![false; links.len()];
+    // A random process owns the state of its links: no other event may take them down or up.
+    let mut failing: Vec<Option<usize>> = vec![None; links.len()];
     for (i, event) in events {
+        if let NetworkChange::LinkFailures { link, reverse, .. } = event.change {
+            for l in std::iter::once(link).chain(reverse) {
+                failing[l.index()].get_or_insert(*i);
+            }
+        }
+    }
+    for (i, event) in events {
+        let state_of = match event.change {
+            NetworkChange::LinkDown(l) | NetworkChange::LinkUp(l) => Some(l),
+            NetworkChange::LinkFailures { link, reverse, .. } => [Some(link), reverse]
+                .into_iter()
+                .flatten()
+                .find(|l| failing[l.index()] != Some(*i)),
+            _ => None,
+        };
+        if let Some(l) = state_of
+            && let Some(j) = failing[l.index()]
+            && j != *i
+        {
+            return Err(ctx.err(
+                format!("events[{i}].link"),
+                format!(
+                    "\"{}\" has a link_failures process (events[{j}]), which decides when it is down and up",
+                    links[l.index()].name
+                ),
+            ));
+        }
         let key = (event.at, target(&event.change));
         if let Some((j, earlier)) = at_instant.get(&key)
             && *earlier != event.change

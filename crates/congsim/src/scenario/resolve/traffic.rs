@@ -11,7 +11,7 @@ use crate::transfers::SizeLaw;
 use congsim_core::FlowId;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
-use congsim_ip::cbr::{CbrConfig, CbrPattern, CbrSchedule};
+use congsim_ip::cbr::{CbrConfig, CbrPattern, CbrSchedule, OnOffLaw};
 
 /// A CBR packet's bytes on the wire hold at least an IPv4 header.
 const CBR_MIN_PACKET_BYTES: u32 = 20;
@@ -302,7 +302,8 @@ pub(super) fn resolve_cbr(
                     phase: SimDuration::ZERO,
                     schedule: schedule.clone(),
                 },
-                random_phase: spec.phase.unwrap_or(BootPhaseName::Random) == BootPhaseName::Random,
+                random_phase: spec.on_off.is_none()
+                    && spec.phase.unwrap_or(BootPhaseName::Random) == BootPhaseName::Random,
             });
         }
     }
@@ -337,6 +338,9 @@ fn cbr_schedule(
             ));
         }
         on.push((SimTime::ZERO + start, SimTime::ZERO + stop));
+    }
+    if let Some(on_off) = &spec.on_off {
+        return on_off_schedule(ctx, spec, on_off, p, duration, pattern);
     }
     let schedule = match (&spec.on, &spec.square_wave) {
         (Some(_), Some(_)) => {
@@ -374,4 +378,59 @@ fn cbr_schedule(
         (None, None) => CbrSchedule::Always,
     };
     Ok(schedule)
+}
+
+/// A random on/off source (`on_off`): alone among the schedule fields, shaped, its own origin.
+fn on_off_schedule(
+    ctx: &Ctx<'_>,
+    spec: &CbrSpec,
+    on_off: &OnOffSpec,
+    p: &str,
+    duration: SimDuration,
+    pattern: CbrPattern,
+) -> Result<CbrSchedule, ScenarioError> {
+    let alone = [
+        ("on", spec.on.is_some()),
+        ("square_wave", spec.square_wave.is_some()),
+        ("phase", spec.phase.is_some()),
+        ("pattern", pattern != CbrPattern::Shaped),
+    ];
+    if let Some((field, _)) = alone.iter().find(|(_, given)| *given) {
+        return Err(ctx.err(
+            format!("{p}.{field}"),
+            "does not apply with on_off (its bursts start at on_off.start)",
+        ));
+    }
+    let q = format!("{p}.on_off");
+    if on_off.on_mean.value.is_zero() {
+        return Err(ctx.err(format!("{q}.on_mean"), "must be greater than zero"));
+    }
+    let law = match (on_off.law, on_off.shape) {
+        (OnOffLawName::Exponential, None) => OnOffLaw::Exponential,
+        (OnOffLawName::Exponential, Some(_)) => {
+            return Err(ctx.err(format!("{q}.shape"), "applies to law = \"pareto\" only"));
+        }
+        (OnOffLawName::Pareto, shape) => {
+            let shape = shape.unwrap_or(1.5);
+            if !(shape > 1.0 && shape <= 1e6) {
+                return Err(ctx.err(
+                    format!("{q}.shape"),
+                    "must be greater than 1 (a finite mean) and at most 1e6",
+                ));
+            }
+            OnOffLaw::Pareto { shape }
+        }
+    };
+    let start = on_off.start.as_ref().map_or(SimDuration::ZERO, |d| d.value);
+    let stop = on_off.stop.as_ref().map_or(duration, |d| d.value);
+    if start >= stop || stop > duration {
+        return Err(ctx.err(q, "needs start < stop <= simulation.duration"));
+    }
+    Ok(CbrSchedule::OnOff {
+        law,
+        on_mean: on_off.on_mean.value,
+        off_mean: on_off.off_mean.value,
+        start: SimTime::ZERO + start,
+        stop: SimTime::ZERO + stop,
+    })
 }

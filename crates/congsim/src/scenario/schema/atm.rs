@@ -19,9 +19,9 @@ pub struct AtmSpec {
     /// After a cell of an accepted frame overflows, drop the rest of the frame but its EOM;
     /// default off for `tail_drop`, on for the others.
     pub ppd_after_overflow: Option<bool>,
-    /// Who takes the last free place of a full buffer: `random` (default; the VCs whose cells
-    /// arrived within one cell time draw for it, deviation D25) or `arrival_order` (the next
-    /// cell to arrive, spec atm.md 1.3).
+    /// Who takes the last free place of a full buffer: `arrival_order` (default: the next cell
+    /// to arrive, spec atm.md 1.3) or `random` (the VCs whose cells arrived within one cell
+    /// time draw for it, deviation D25).
     pub contention: Option<ContentionName>,
     /// `ubr` (default) or `abr`: every VC an ABR connection (spec `atm.md` §5).
     pub service: Option<AtmServiceName>,
@@ -80,10 +80,9 @@ pub struct EricaSpec {
     pub capacity: Option<AbrCapacityName>,
     /// Measure each VC's rate instead of reading CCR from RM cells; default false.
     pub measured_ccr: Option<bool>,
-    /// When a VC's CCR counts as at most the ER this port last gave it, so that a slowed
-    /// source's stale CCR is not handed back: `never` (default for erica), `when_stale` (no
-    /// forward RM cell since that ER; default for modified_erica) or `always` (default for
-    /// erica_plus).
+    /// Whether a VC's CCR counts as at most the ER this port last gave it, so that a slowed
+    /// source's stale CCR is not handed back (deviation D24): `never` (default: ERICA's
+    /// pseudo-code) or `always`.
     pub ccr_cap: Option<CcrCapName>,
     /// ERICA+: target queueing delay T0; default 0.5ms.
     pub target_delay: Option<DurationText>,
@@ -106,7 +105,6 @@ pub enum ContentionName {
 #[serde(rename_all = "snake_case")]
 pub enum CcrCapName {
     Never,
-    WhenStale,
     Always,
 }
 

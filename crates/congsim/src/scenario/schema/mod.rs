@@ -130,6 +130,16 @@ pub struct EventSpec {
     /// of FQ-CoDel's and FQ-PIE's queues).
     #[serde(default)]
     pub limit_packets: Option<u64>,
+    /// `link_failures`: the mean time the link stays up (exponential).
+    #[serde(default)]
+    pub up_mean: Option<DurationText>,
+    /// `link_failures`: the mean time the link stays down (exponential).
+    #[serde(default)]
+    pub down_mean: Option<DurationText>,
+    /// `link_failures`: when the process ends, the link brought up if it is down (default: the
+    /// end of the run).
+    #[serde(default)]
+    pub until: Option<DurationText>,
 }
 
 /// What a scheduled event does.
@@ -155,6 +165,10 @@ pub enum EventAction {
     QueueLimit,
     /// The CBR source sends at `rate` from its next packet after the one already due.
     CbrRate,
+    /// From `at`, the link and its reverse direction fail and recover at random: up for an
+    /// exponential time of mean `up_mean`, then down for one of mean `down_mean`, until
+    /// `until` (ns-2's `$ns rtmodel Exponential`).
+    LinkFailures,
 }
 
 /// A pcap file of the packets transmitted on some links, merged in time order.

@@ -111,6 +111,10 @@ pub struct CbrSpec {
     /// A periodic on/off schedule instead of `on` (seed 001's VBR background).
     #[serde(default)]
     pub square_wave: Option<SquareWaveSpec>,
+    /// Random on/off bursts instead of `on` (ns-2's exponential and Pareto on/off sources);
+    /// `rate` is the rate while on.
+    #[serde(default)]
+    pub on_off: Option<OnOffSpec>,
     /// Identical sources this entry stands for.
     #[serde(default = "default_count")]
     pub count: u32,
@@ -125,6 +129,37 @@ pub struct SquareWaveSpec {
     /// When the first on period begins (default 0).
     #[serde(default)]
     pub start: Option<DurationText>,
+}
+
+/// Bursts of packets at the source's rate, each burst's length and the idle time before it drawn
+/// from `law` (ns-2's `Application/Traffic/Exponential` and `/Pareto`: `burst_time_`,
+/// `idle_time_`, `shape_`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffSpec {
+    /// `exponential` or `pareto`.
+    pub law: OnOffLawName,
+    /// Mean on (burst) time.
+    pub on_mean: DurationText,
+    /// Mean off (idle) time.
+    pub off_mean: DurationText,
+    /// Pareto's shape, greater than 1 (ns-2's default 1.5); only with `law = "pareto"`.
+    #[serde(default)]
+    pub shape: Option<f64>,
+    /// When the source starts (default 0); its first packet leaves one sending interval and
+    /// an off time later, as in ns-2.
+    #[serde(default)]
+    pub start: Option<DurationText>,
+    /// When it stops (default: the end of the run).
+    #[serde(default)]
+    pub stop: Option<DurationText>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnOffLawName {
+    Exponential,
+    Pareto,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
