@@ -106,3 +106,24 @@ def test_a_bad_setting_is_one_line_and_status_2(command, args, message):
     assert done.returncode == 2
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_an_override_every_flow_shadows_is_warned_about_and_names_work(tmp_path):
+    """`tcp.window` changes nothing when every flow sets its own: `validate` and `run` say so;
+    a list entry can be named instead of counted (`links["router->dst"]`), and an unknown name
+    lists the known ones."""
+    scenario = tmp_path / "own.toml"
+    flow_end = 'to = "dst"\n\n[metrics]'
+    text = SINGLE.read_text(encoding="utf-8")
+    assert text.count(flow_end) == 1
+    scenario.write_text(text.replace(flow_end, 'to = "dst"\ntcp = { window = 20 }\n\n[metrics]'))
+    warning = "tcp.window: changes nothing: every flow sets its own tcp.window"
+    for extra in ((), ("--out", str(tmp_path / "out"))):
+        command = "run" if extra else "validate"
+        done = run_congsim(command, str(scenario), "--set", "tcp.window=50", *extra)
+        assert done.returncode == 0 and warning in done.stderr, (command, done.stderr)
+    named = run_congsim("validate", str(SINGLE), "--set", 'links["router->dst"].queue.limit_packets=7')
+    assert named.returncode == 0 and named.stderr == "", named.stderr
+    unknown = run_congsim("validate", str(SINGLE), "--set", 'links["router->nowhere"].delay=1ms')
+    assert unknown.returncode == 2
+    assert 'no entry is named "router->nowhere"' in unknown.stderr and '"router->dst"' in unknown.stderr

@@ -8,8 +8,8 @@ class ScenarioError(ValueError): ...
 #: The tables a run produces on request or when the scenario has what they describe, in order.
 OPTIONAL_TABLES: list[str]
 
-def validate(text: str, file: str) -> tuple[str, list[str]]:
-    """A one-line description and the warnings (`field: message`)."""
+def validate(text: str, file: str, overrides: str | None = None) -> tuple[str, list[str]]:
+    """A one-line description and the warnings (`field: message`), after `overrides`."""
 
 def describe(text: str, file: str, overrides: str | None = None) -> tuple[str, int, int]: ...
 def run(

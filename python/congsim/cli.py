@@ -789,10 +789,9 @@ def validate(file: Path, routes: bool, overrides: dict[str, Any]) -> None:
     from congsim.scenario import loads, read_text
 
     try:
-        text = read_text(file)
-        if overrides:  # checked as `run` would, then described after them
-            text = loads(text, str(file), overrides).to_toml()
-        description, warnings = _core.validate(text, str(file))
+        scenario = loads(read_text(file), str(file), overrides)
+        description, warnings = _core.validate(scenario.text, scenario.source, scenario.overrides_json())
+        text = scenario.to_toml() if overrides else scenario.text
     except ValueError as e:
         _fail(str(e))
     _print_warnings([f"{file}: {w}" for w in warnings])

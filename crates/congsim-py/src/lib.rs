@@ -92,11 +92,13 @@ fn load(text: &str, file: &str, overrides: Option<&str>) -> PyResult<congsim::Sc
     scenario::from_toml_str_with_overrides(text, file, &overrides).map_err(scenario_error)
 }
 
-/// Checks scenario TOML `text` (labelled `file` in messages); returns a one-line description
-/// and the scenario's warnings (`field: message`).
+/// Checks scenario TOML `text` (labelled `file` in messages) after `overrides`; returns a
+/// one-line description and the scenario's warnings (`field: message`), an override's own
+/// among them.
 #[pyfunction]
-fn validate(text: &str, file: &str) -> PyResult<(String, Vec<String>)> {
-    let s = scenario::from_toml_str(text, file).map_err(scenario_error)?;
+#[pyo3(signature = (text, file, overrides = None))]
+fn validate(text: &str, file: &str, overrides: Option<&str>) -> PyResult<(String, Vec<String>)> {
+    let s = load(text, file, overrides)?;
     let warnings = s.warnings.iter().map(ToString::to_string).collect();
     Ok((s.describe(), warnings))
 }
