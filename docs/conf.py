@@ -22,6 +22,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
     "congsim_reference",
+    "congsim_switcher",
 ]
 # A copy button on every code block; from a console block it copies the commands without their
 # `$ ` prompts and without the output shown under them.
@@ -42,7 +43,16 @@ suppress_warnings = ["myst.header"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"congsim {release}"
-html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    # The version switcher: congsim_switcher writes its list of versions (from CHANGELOG.md) to
+    # `json_url` in the built site; the theme reads it there, relative to the version's root.
+    # No check at build time, which would read it from the sources or the network.
+    "switcher": {"json_url": "_static/switcher.json", "version_match": release},
+    "check_switcher": False,
+    "navbar_end": ["version-switcher", "theme-switcher", "navbar-icon-links"],
+}
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"

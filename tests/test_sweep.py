@@ -304,3 +304,31 @@ def test_a_plan_over_a_python_built_scenario_runs_from_a_script_without_a_main_g
     assert done.stdout.strip() == "4"
     with pytest.raises(PlanError, match=r"axes\.tcp\.variant: must be a non-empty list"):
         plan_of(load(root / "scenarios" / "single-flow.toml"), axes={"tcp.variant": []})
+
+
+def test_axes_and_points_that_simulate_the_same_network_are_warned_about(tmp_path, root):
+    """An axis whose values all give the same simulation (the flow sets its own variant), two
+    spellings of one rate, and two listed points alike are named; a plan whose every value matters
+    gets no warning."""
+    path = write_plan(tmp_path, root)
+    assert load_plan(path).warnings == ()
+    text = path.read_text()
+    shadowed = text.replace("[set]\n", '[set]\n"flows[0].tcp.variant" = "newreno"\n')
+    path.write_text(shadowed)
+    assert load_plan(path).warnings == (
+        f"{path}: axes.tcp.variant: changes nothing: every value simulates the same network",
+    )
+    path.write_text(text + '"links[0].rate" = ["100Mbps", "50Mbps", "100000kbps"]\n')
+    assert load_plan(path).warnings == (
+        f'{path}: axes.links[0].rate: "100Mbps" and "100000kbps" simulate the same network',
+    )
+    points = (
+        'points = [\n  { label = "a", "links[1].delay" = "10ms" },\n'
+        '  { label = "b", "links[1].delay" = "11ms" },\n'
+        '  { label = "c", "links[1].delay" = "10000us" },\n]\n'
+    )
+    path.write_text(text.split("[axes]")[0].replace("[set]", points + "[set]"))
+    assert load_plan(path).warnings == (f"{path}: points: a and c simulate the same network",)
+    done = run_congsim("sweep", str(path), "--out", str(tmp_path / "store"))
+    assert done.returncode == 0, done.stderr
+    assert f"warning: {path}: points: a and c simulate the same network" in done.stderr

@@ -11,7 +11,7 @@ OPTIONAL_TABLES: list[str]
 def validate(text: str, file: str, overrides: str | None = None) -> tuple[str, list[str]]:
     """A one-line description and the warnings (`field: message`), after `overrides`."""
 
-def describe(text: str, file: str, overrides: str | None = None) -> tuple[str, int, int]: ...
+def describe(text: str, file: str, overrides: str | None = None) -> tuple[str, int, int, int]: ...
 def run(
     text: str,
     file: str,

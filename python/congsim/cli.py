@@ -423,6 +423,7 @@ def sweep(plan: Path, out: Path | None, workers: int | None, executor: str, sche
         loaded = load_plan(plan)
     except PlanError as e:
         _fail(str(e))
+    _print_warnings(list(loaded.warnings))
     store = out if out is not None else Path("sweeps") / loaded.name
 
     def kept() -> str:

@@ -90,7 +90,7 @@ def loads(text: str, source: str = "<string>", overrides: Mapping[str, Any] | No
     _check_str("source", source)
     pairs = _override_pairs(overrides)
     scenario = Scenario(text=text, source=source, name="", replications=0, seed=0, overrides=pairs)
-    name, replications, seed = _core.describe(text, source, scenario.overrides_json())
+    name, replications, seed, _ = _core.describe(text, source, scenario.overrides_json())
     return replace(scenario, name=name, replications=replications, seed=seed)
 
 

@@ -103,12 +103,15 @@ fn validate(text: &str, file: &str, overrides: Option<&str>) -> PyResult<(String
     Ok((s.describe(), warnings))
 }
 
-/// The scenario's name, number of replications and seed, after `overrides`.
+/// The scenario's name, number of replications, seed and simulation fingerprint (equal for
+/// scenarios that simulate the same network; see `Scenario::simulation_fingerprint`), after
+/// `overrides`.
 #[pyfunction]
 #[pyo3(signature = (text, file, overrides = None))]
-fn describe(text: &str, file: &str, overrides: Option<&str>) -> PyResult<(String, u32, u64)> {
+fn describe(text: &str, file: &str, overrides: Option<&str>) -> PyResult<(String, u32, u64, u64)> {
     let s = load(text, file, overrides)?;
-    Ok((s.name, s.replications, s.seed))
+    let fingerprint = s.simulation_fingerprint();
+    Ok((s.name, s.replications, s.seed, fingerprint))
 }
 
 /// Wall time between two looks at Python from a run: Ctrl-C (pending signals) and the

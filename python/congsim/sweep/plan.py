@@ -87,6 +87,8 @@ class Plan:
     axes: dict[str, list[Value]] = field(default_factory=dict)
     #: Configurations listed one by one (crossed with `axes` when both are given).
     listed: list[dict[str, Value]] = field(default_factory=list)
+    #: Axes or listed points whose values simulate the same network (`plan: axes.x: ...`).
+    warnings: tuple[str, ...] = ()
 
     @property
     def parameters(self) -> list[str]:
@@ -231,7 +233,7 @@ def _checked_plan(doc: dict[str, Any], source: str, scenario_text: str, scenario
     both = sorted(set(fixed) & (set(axes) | {k for p in listed for k in p}))
     if both:
         raise _fail(source, both[0], "is both fixed in [set] and varied in [axes]")
-    _, scenario_replications, _ = _validated(scenario_text, scenario_path, list(fixed.items()), source)
+    _, scenario_replications, _, _ = _validated(scenario_text, scenario_path, list(fixed.items()), source)
     replications = doc.get("replications", scenario_replications)
     if not isinstance(replications, int) or isinstance(replications, bool) or replications < 1:
         raise _fail(source, "replications", "must be a whole number of at least 1")
@@ -252,12 +254,48 @@ def _checked_plan(doc: dict[str, Any], source: str, scenario_text: str, scenario
         axes=axes,
         listed=listed,
     )
+    fingerprints = []
     for point in plan.points():
         if LABEL in point and not isinstance(point[LABEL], str):
             raise _fail(source, "points", "a label must be a string")
         fields = [(path, value) for path, value in point.items() if path != LABEL]
-        _validated(scenario_text, scenario_path, [*fixed.items(), *fields], source)
-    return plan
+        fingerprints.append(_validated(scenario_text, scenario_path, [*fixed.items(), *fields], source)[3])
+    return replace(plan, warnings=tuple(_same_simulations(plan, fingerprints)))
+
+
+def _same_simulations(plan: Plan, fingerprints: list[int]) -> list[str]:
+    """Warnings for each axis (and the listed points) with values that simulate the same network
+    at every setting of the rest: their runs would be copies under different labels (a field every
+    flow sets for itself, a rate spelt two ways, a parameter the queue kind ignores)."""
+    names = list(plan.axes)
+    # Point p of `plan.points()` sits at index_of[p]: (listed point, then one index per axis).
+    shape = [max(len(plan.listed), 1), *(len(plan.axes[name]) for name in names)]
+    index_of = list(itertools.product(*(range(size) for size in shape)))
+    dimensions: list[tuple[int, str, list[str]]] = []
+    if len(plan.listed) > 1:
+        labels = [str(point.get(LABEL, f"points[{i}]")) for i, point in enumerate(plan.listed)]
+        dimensions.append((0, "points", labels))
+    for d, name in enumerate(names, start=1):
+        dimensions.append((d, f"axes.{name}", [json.dumps(v, sort_keys=True) for v in plan.axes[name]]))
+    warnings = []
+    for d, where, labels in dimensions:
+        if len(labels) < 2:
+            continue
+        # A value's signature: the fingerprints of its runs at every setting of the rest, in order.
+        same: dict[tuple[int, ...], list[str]] = {}
+        for k, label in enumerate(labels):
+            signature = tuple(fp for fp, index in zip(fingerprints, index_of, strict=True) if index[d] == k)
+            same.setdefault(signature, []).append(label)
+        if len(same) == 1:
+            warnings.append(
+                f"{plan.source}: {where}: changes nothing: every value simulates the same network"
+            )
+            continue
+        for group in same.values():
+            if len(group) > 1:
+                alike = f"{', '.join(group[:-1])} and {group[-1]}"
+                warnings.append(f"{plan.source}: {where}: {alike} simulate the same network")
+    return [printable(w) for w in warnings]
 
 
 def _expect(name: str, value: object, kind: type | tuple[type, ...], optional: bool = False) -> None:
@@ -310,7 +348,8 @@ def path_component_problem(name: str) -> str | None:
 
 def _validated(
     text: str, scenario_source: str, overrides: list[tuple[str, Any]], plan_source: str
-) -> tuple[str, int, int]:
+) -> tuple[str, int, int, int]:
+    """The scenario's name, replications, seed and simulation fingerprint after `overrides`."""
     try:
         return _core.describe(text, scenario_source, overrides_json(overrides))
     except (_core.ScenarioError, TypeError, ValueError) as e:

@@ -16,6 +16,7 @@ use congsim_ip::qdisc::{CbqConfig, CodelParams, FqCodelParams, FqPieParams, PieP
 use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::{ReceiverConfig, SenderConfig};
 use std::fmt;
+use std::hash::{DefaultHasher, Hasher};
 
 /// How simultaneous arrivals at a node are ordered (`simulation.tie_order`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,6 +272,66 @@ impl Scenario {
         }
         text
     }
+
+    /// A hash of everything that shapes a replication's simulation: equal for two scenarios
+    /// that simulate the same network (whatever their name, replication count or spelling in
+    /// the file), so a sweep can tell an axis that changes nothing. Stable within one build
+    /// only (std's `DefaultHasher`), which is all a run key needs: keys carry the build too.
+    pub fn simulation_fingerprint(&self) -> u64 {
+        // Destructured field by field, so that a new field must be placed on one side or the
+        // other here before the crate compiles.
+        let Scenario {
+            name: _,
+            replications: _,
+            source: _,
+            warnings: _,
+            duration,
+            seed,
+            measure_from,
+            measure_until,
+            nodes,
+            links,
+            flows,
+            cbr,
+            transfers,
+            routes,
+            ecmp,
+            efficiency_max,
+            series_interval,
+            hop_fusion,
+            tie_order,
+            atm_abr,
+            captures,
+            tcp_events,
+            sequence_trace,
+            flow_monitor,
+            events,
+        } = self;
+        let mut hasher = HashWriter(DefaultHasher::new());
+        // Debug covers every field of every model type (they derive it) and holds no hash maps,
+        // so equal scenarios print equal text.
+        fmt::write(
+            &mut hasher,
+            format_args!(
+                "{duration:?}{seed:?}{measure_from:?}{measure_until:?}{nodes:?}{links:?}{flows:?}\
+                 {cbr:?}{transfers:?}{routes:?}{ecmp:?}{efficiency_max:?}{series_interval:?}\
+                 {hop_fusion:?}{tie_order:?}{atm_abr:?}{captures:?}{tcp_events:?}\
+                 {sequence_trace:?}{flow_monitor:?}{events:?}"
+            ),
+        )
+        .expect("hashing text cannot fail");
+        hasher.0.finish()
+    }
+}
+
+/// Feeds formatted text into a hasher without building the string.
+struct HashWriter(DefaultHasher);
+
+impl fmt::Write for HashWriter {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        self.0.write(text.as_bytes());
+        Ok(())
+    }
 }
 
 /// A scheduled event, resolved (`[[events]]`).
@@ -302,4 +363,48 @@ pub enum NetworkChange {
         down_mean: SimDuration,
         until: SimDuration,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::from_toml_str_with_overrides;
+    use serde_json::json;
+
+    const SINGLE_FLOW: &str = include_str!("../../../../scenarios/single-flow.toml");
+
+    fn fingerprint(overrides: &[(&str, serde_json::Value)]) -> u64 {
+        let overrides: Vec<(String, serde_json::Value)> = overrides
+            .iter()
+            .map(|(path, value)| ((*path).to_string(), value.clone()))
+            .collect();
+        from_toml_str_with_overrides(SINGLE_FLOW, "f.toml", &overrides)
+            .unwrap()
+            .simulation_fingerprint()
+    }
+
+    #[test]
+    fn the_fingerprint_ignores_labels_and_sees_every_change_to_the_network() {
+        let base = fingerprint(&[]);
+        assert_eq!(base, fingerprint(&[]));
+        // The same simulation: another name, more replications, a rate spelt differently.
+        assert_eq!(base, fingerprint(&[("name", json!("other"))]));
+        assert_eq!(base, fingerprint(&[("simulation.replications", json!(7))]));
+        assert_eq!(base, fingerprint(&[("links[1].rate", json!("10000kbps"))]));
+        // Another simulation.
+        for (path, value) in [
+            ("links[1].queue.limit_packets", json!(51)),
+            ("links[1].delay", json!("11ms")),
+            ("tcp.variant", json!("tahoe")),
+            ("tcp.window", json!(21)),
+            ("simulation.seed", json!(2)),
+            ("simulation.duration", json!("11s")),
+            ("flows[0].name", json!("ftp2")),
+        ] {
+            assert_ne!(
+                base,
+                fingerprint(&[(path, value.clone())]),
+                "{path} = {value}"
+            );
+        }
+    }
 }
