@@ -264,7 +264,18 @@ fn fast_path_and_hop_fusion_change_nothing() {
             "duration = \"4s\"\nmeasure_from = \"1s\"",
         );
     assert!(!early.contains("series_interval") && early.contains("measure_from"));
-    for text in [dumbbell, red, early] {
+    // Bottlenecks on the scheduled path (deciding at dequeue) fuse into the next hop when a
+    // transmission ends, as the fast path does at admission.
+    let codel = dumbbell.replace(
+        "queue = { limit_packets = 200 }",
+        "queue = { kind = \"codel\", limit_packets = 200 }",
+    );
+    let fq_codel = early.replace(
+        "queue = { limit_packets = 200 }",
+        "queue = { kind = \"fq_codel\", limit_packets = 200 }",
+    );
+    assert!(codel.contains("codel") && fq_codel.contains("fq_codel"));
+    for text in [dumbbell, red, early, codel, fq_codel] {
         compare_paths(&text);
     }
 }

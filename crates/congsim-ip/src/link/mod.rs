@@ -645,10 +645,11 @@ impl Link {
         self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.qdisc.len_bytes());
     }
 
-    /// Scheduled path: the transmission in progress ends at `now`. The packet enters the pipe.
-    /// Returns the new pipe head's arrival time (if the pipe was empty) and the end time of the
-    /// next transmission, if one started.
-    pub fn complete_tx(&mut self, now: SimTime) -> (Option<SimTime>, Option<SimTime>) {
+    /// Scheduled path: the transmission in progress ends at `now`. Returns the packet that
+    /// left with the time it reaches the far node (the caller puts it into the pipe with
+    /// [`Self::enter_pipe`] or offers it straight to the next link, as on the fast path), and
+    /// the end time of the next transmission, if one started.
+    pub fn complete_tx(&mut self, now: SimTime) -> ((SimTime, Packet), Option<SimTime>) {
         let pkt = self
             .in_service
             .take()
@@ -656,10 +657,9 @@ impl Link {
         // After a shorter delay (a scheduled event) no packet overtakes the one ahead of it.
         let arrive_at =
             (now + self.delay).max(self.pipe.back().map_or(SimTime::ZERO, |f| f.arrive_at));
-        let head = self.enter_pipe(arrive_at, pkt);
         let next = self.start_next(now);
         self.in_service_left_queue_at = next.map(|_| now);
-        (head, next)
+        ((arrive_at, pkt), next)
     }
 
     /// Scheduled path: takes the next packet into service, if the discipline releases one;

@@ -48,8 +48,9 @@ fn scheduled_path_serializes_then_propagates_exactly() {
     );
     assert_eq!(offer(&mut l, t0, data(0, 1)), Offer::Queued);
     let done = t0 + us(1000);
-    let (head, next) = l.complete_tx(done);
-    assert_eq!(head, Some(done + SimDuration::from_millis(5)));
+    let ((arrive_at, sent), next) = l.complete_tx(done);
+    assert_eq!(arrive_at, done + SimDuration::from_millis(5));
+    assert_eq!(l.enter_pipe(arrive_at, sent), Some(arrive_at));
     assert_eq!(next, Some(done + us(1000)));
     let (p, following) = l.pop_arrival(done + SimDuration::from_millis(5));
     assert_eq!(p.tcp().unwrap().seq, 0);

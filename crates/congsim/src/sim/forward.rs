@@ -94,37 +94,12 @@ impl Simulation<'_> {
         mut link: LinkId,
         mut pkt: Packet,
     ) {
-        let end = SimTime::ZERO + self.scenario.duration;
         loop {
             match self.links[link.index()].offer(now, at, &mut pkt) {
                 Offer::Departs { arrive_at } => {
-                    if arrive_at < end
-                        && let Some(next) = self.routing.fused_next(link, pkt.dst)
-                    {
-                        if self.measurement.crosses_boundary(arrive_at) {
-                            self.measurement.defer(Deferred::Offer {
-                                at: arrive_at,
-                                link: next,
-                                pkt,
-                            });
-                            return;
-                        }
+                    if let Some(next) = self.depart(arrive_at, link, pkt) {
                         (at, link) = (arrive_at, next);
                         continue;
-                    }
-                    if self.routing.link_to(link) == pkt.dst
-                        && self.links[link.index()].pipe_is_empty()
-                        && self.early_delivery(arrive_at, &pkt)
-                    {
-                        if self.measurement.crosses_boundary(arrive_at) {
-                            (self.measurement).defer(Deferred::Delivery { at: arrive_at, pkt });
-                        } else {
-                            self.deliver_early(arrive_at, pkt);
-                        }
-                        return;
-                    }
-                    if let Some(head) = self.links[link.index()].enter_pipe(arrive_at, pkt) {
-                        self.schedule_arrival(head, link);
                     }
                 }
                 Offer::StartedTx { tx_done_at } => {
@@ -144,6 +119,42 @@ impl Simulation<'_> {
             }
             return;
         }
+    }
+
+    /// `pkt` leaves `link` and reaches its far node at `arrive_at`. While the next hop is fed by
+    /// this link alone, returns that link, for the caller to offer the packet to at once (hop
+    /// fusion); otherwise the packet is delivered early or enters the pipe.
+    #[inline(always)]
+    fn depart(&mut self, arrive_at: SimTime, link: LinkId, pkt: Packet) -> Option<LinkId> {
+        let end = SimTime::ZERO + self.scenario.duration;
+        if arrive_at < end
+            && let Some(next) = self.routing.fused_next(link, pkt.dst)
+        {
+            if self.measurement.crosses_boundary(arrive_at) {
+                self.measurement.defer(Deferred::Offer {
+                    at: arrive_at,
+                    link: next,
+                    pkt,
+                });
+                return None;
+            }
+            return Some(next);
+        }
+        if self.routing.link_to(link) == pkt.dst
+            && self.links[link.index()].pipe_is_empty()
+            && self.early_delivery(arrive_at, &pkt)
+        {
+            if self.measurement.crosses_boundary(arrive_at) {
+                (self.measurement).defer(Deferred::Delivery { at: arrive_at, pkt });
+            } else {
+                self.deliver_early(arrive_at, pkt);
+            }
+            return None;
+        }
+        if let Some(head) = self.links[link.index()].enter_pipe(arrive_at, pkt) {
+            self.schedule_arrival(head, link);
+        }
+        None
     }
 
     /// A packet dropped at a link at `at`: a CBR source's loss, a TCP segment in the trace.
@@ -177,6 +188,7 @@ impl Simulation<'_> {
     /// reply has a first link to itself (so offers there stay in time order), the run has not
     /// ended by then. One that would cross a measurement boundary waits for it
     /// (`release_deferred`).
+    #[inline(always)]
     pub(super) fn early_delivery(&self, arrive_at: SimTime, pkt: &Packet) -> bool {
         let f = pkt.flow.index();
         let (Some(ends), Some(header)) = (self.early_endpoints.get(f), pkt.tcp()) else {
@@ -233,14 +245,17 @@ impl Simulation<'_> {
             .schedule_ranked(at, rank, Event::LinkArrival(link));
     }
 
+    // Kept out of the event loop: only the scheduled path gets here.
+    #[inline(never)]
     pub(super) fn tx_done(&mut self, now: SimTime, link: LinkId) {
         // A link that went down cut this transmission short.
         if self.links_change && !self.links[link.index()].transmission_ends_at(now) {
             return;
         }
-        let (head, next) = self.links[link.index()].complete_tx(now);
-        if let Some(t) = head {
-            self.schedule_arrival(t, link);
+        let ((arrive_at, pkt), next) = self.links[link.index()].complete_tx(now);
+        // Offered on at once where the next hop is fed by this link alone, as on the fast path.
+        if let Some(fused) = self.depart(arrive_at, link, pkt) {
+            self.offer(now, arrive_at, fused, pkt);
         }
         if let Some(t) = next {
             self.queue.schedule(t, Event::TxDone(link));
