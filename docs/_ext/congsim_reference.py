@@ -97,7 +97,9 @@ def _type_of(node: dict[str, Any], defs: dict[str, Any], anchors: dict[str, str]
     if isinstance(kind, list):
         kind = "/".join(k for k in kind if k != "null")
     if kind == "object" and "additionalProperties" in node:
-        return f"table of {_type_of(node['additionalProperties'], defs, anchors)}"
+        values = node["additionalProperties"]
+        # `true`: any fields (a queue_params event's `queue`, checked against the link's kind).
+        return "table" if values is True else f"table of {_type_of(values, defs, anchors)}"
     return str(kind or "any")
 
 

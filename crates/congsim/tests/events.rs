@@ -368,3 +368,165 @@ limit_packets = 5
     assert!(longest(5.0, 8.0) > 0.03, "{}", longest(5.0, 8.0));
     assert!(longest(8.5, 12.0) < 0.0065, "{}", longest(8.5, 12.0));
 }
+
+/// `two_paths` with a CoDel queue (5 ms target) on both directions of a–r1 and `events`.
+fn codel_first_hop(events: &str) -> String {
+    two_paths(events).replacen(
+        "to = \"r1\"\nrate = \"10Mbps\"",
+        "to = \"r1\"\nqueue = { kind = \"codel\", target = \"5ms\" }\nrate = \"10Mbps\"",
+        1,
+    )
+}
+
+/// Every packet's wait at a–r1 as (time it left the queue, wait).
+fn waits_at_first_hop(r: &congsim::RunResult) -> Vec<(f64, f64)> {
+    let t = r.table("sojourn").expect("sojourn_links set");
+    let links = str_col_of(Some(t), "link");
+    (f64_col_of(t, "time_s").into_iter())
+        .zip(f64_col_of(t, "sojourn_s"))
+        .zip(links)
+        .filter(|(_, link)| link == "a->r1")
+        .map(|(d, _)| d)
+        .collect()
+}
+
+#[test]
+fn queue_params_change_a_running_discipline_at_their_instant_and_keep_its_state() {
+    let event = |queue: &str| {
+        format!(
+            "[[events]]\nat = \"6s\"\naction = \"queue_params\"\nlink = \"a->r1\"\nqueue = {queue}\n"
+        )
+    };
+    let same_limit = "[[events]]\nat = \"6s\"\naction = \"queue_limit\"\nlink = \"a->r1\"\nlimit_packets = 1000\n";
+    let unchanged = run_toml(&codel_first_hop(same_limit));
+    // The settings it has already, given again: nothing changes, so the dropping state, the
+    // count and the packets carried over.
+    let again = run_toml(&codel_first_hop(&event("{ target = \"5ms\" }")));
+    let tables = |r: &congsim::RunResult| {
+        let traced = ["sojourn", "tcp_changes"].map(|t| r.table(t).expect("traced").to_csv());
+        [
+            r.flows.to_csv(),
+            r.links.to_csv(),
+            traced[0].clone(),
+            traced[1].clone(),
+        ]
+    };
+    assert_eq!(tables(&unchanged), tables(&again));
+    // A ten times longer target and interval: the same until 6 s, long waits after.
+    let longer = run_toml(&codel_first_hop(&event(
+        "{ target = \"50ms\", interval = \"1s\" }",
+    )));
+    let (before, after) = (waits_at_first_hop(&unchanged), waits_at_first_hop(&longer));
+    let until = |w: &[(f64, f64)], t: f64| {
+        w.iter()
+            .filter(|(at, _)| *at < t)
+            .copied()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(until(&before, 6.0), until(&after, 6.0));
+    let mean_wait = |w: &[(f64, f64)], from: f64| {
+        let late: Vec<f64> = w
+            .iter()
+            .filter(|(at, _)| *at >= from)
+            .map(|(_, s)| *s)
+            .collect();
+        late.iter().sum::<f64>() / late.len() as f64
+    };
+    let (kept, raised) = (mean_wait(&before, 8.0), mean_wait(&after, 8.0));
+    assert!(
+        kept < 0.01 && raised > 0.02,
+        "mean wait after 8 s: {kept} s with 5 ms, {raised} s with 50 ms"
+    );
+}
+
+#[test]
+fn red_settings_from_an_event_at_zero_are_the_settings_from_the_start() {
+    let red = |queue: &str, events: &str| {
+        two_paths(events).replacen(
+            "to = \"r1\"\nrate = \"10Mbps\"",
+            &format!("to = \"r1\"\nqueue = {queue}\nrate = \"10Mbps\""),
+            1,
+        )
+    };
+    let at_zero = |body: &str| format!("[[events]]\nat = \"0s\"\nlink = \"a->r1\"\n{body}\n");
+    let from_the_start = run_toml(&red(
+        "{ kind = \"red\", min_th = 2, max_th = 6, max_p = 0.5 }",
+        &at_zero("action = \"queue_limit\"\nlimit_packets = 50"),
+    ));
+    let by_event = run_toml(&red(
+        "{ kind = \"red\" }",
+        &at_zero("action = \"queue_params\"\nqueue = { min_th = 2, max_th = 6, max_p = 0.5 }"),
+    ));
+    let default = run_toml(&red(
+        "{ kind = \"red\" }",
+        &at_zero("action = \"queue_limit\"\nlimit_packets = 50"),
+    ));
+    let csv = |r: &congsim::RunResult| r.links.to_csv();
+    assert_eq!(csv(&from_the_start), csv(&by_event));
+    assert_ne!(
+        csv(&default),
+        csv(&by_event),
+        "the new thresholds drop more"
+    );
+}
+
+#[test]
+fn queue_params_that_a_running_queue_cannot_take_are_refused() {
+    let event = |queue: &str| {
+        format!(
+            "[[events]]\nat = \"1s\"\naction = \"queue_params\"\nlink = \"a->r1\"\nqueue = {queue}\n"
+        )
+    };
+    let with_queue = |queue: &str, events: &str| {
+        congsim::scenario::from_toml_str(
+            &two_paths(events).replacen(
+                "to = \"r1\"\nrate = \"10Mbps\"",
+                &format!("to = \"r1\"\nqueue = {queue}\nrate = \"10Mbps\""),
+                1,
+            ),
+            "t.toml",
+        )
+        .expect_err("refused")
+        .to_string()
+    };
+    assert_eq!(
+        refused(&event("{ kind = \"red\" }")),
+        "t.toml: events[0].queue.kind: \"a->r1\" keeps its droptail queue: give only the fields that change (line 49, column 18)"
+    );
+    assert_eq!(
+        with_queue("{ kind = \"fq_codel\" }", &event("{ flows = 64 }")),
+        "t.toml: events[0].queue: \"a->r1\"'s fq_codel queue keeps its flows and hash_seed (its packets are hashed into its queues) while it runs (line 50, column 9)"
+    );
+    assert_eq!(
+        with_queue("{ kind = \"red\" }", &event("{ queue_in_bytes = true }")),
+        "t.toml: events[0].queue: \"a->r1\"'s red queue keeps its queue_in_bytes and mean_packet_size (its average carries over in its unit) while it runs (line 50, column 9)"
+    );
+    let unknown = refused(&event("{ target = \"5ms\" }"));
+    assert!(
+        unknown.starts_with("t.toml: events[0].queue.target: "),
+        "{unknown}"
+    );
+    assert!(unknown.contains("codel"), "{unknown}");
+    let bad_value = with_queue("{ kind = \"codel\" }", &event("{ target = \"5 parsecs\" }"));
+    assert!(
+        bad_value.starts_with("t.toml: events[0].queue.target: "),
+        "{bad_value}"
+    );
+    assert_eq!(
+        refused("[[events]]\nat = \"1s\"\naction = \"queue_params\"\nlink = \"a->r1\"\n"),
+        "t.toml: events[0].queue: action = \"queue_params\" needs it (line 45, column 1)"
+    );
+    let priority = congsim::scenario::from_toml_str(
+        &two_paths(&event("{ classes = [{ limit_packets = 20 }] }"))
+            .replacen(
+                "to = \"r1\"\nrate = \"10Mbps\"",
+                "to = \"r1\"\nqueue = { kind = \"priority\", classes = [{ limit_packets = 10 }] }\nrate = \"10Mbps\"",
+                1,
+            )
+            .replace("[\"a->r1\", \"a->r2\"]", "[\"a->r2\"]"),
+        "t.toml",
+    )
+    .expect_err("refused")
+    .to_string();
+    assert!(priority.contains("keeps its classes"), "{priority}");
+}

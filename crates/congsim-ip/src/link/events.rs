@@ -3,6 +3,7 @@
 //! them, and ignores the transmission and arrival events a link going down made stale.
 
 use super::{DropReason, Instruments, Link, Packet, SerializationClock};
+use crate::qdisc::Qdisc;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
 use std::collections::BTreeMap;
@@ -83,6 +84,12 @@ impl Link {
     /// arrival events of the packets it lost find none.
     pub fn pipe_head_arrives_at(&self, now: SimTime) -> bool {
         self.pipe.front().is_some_and(|f| f.arrive_at == now)
+    }
+
+    /// The discipline, to take new parameters from a scheduled event.
+    pub fn qdisc_mut(&mut self) -> &mut Qdisc {
+        assert!(self.fifo.is_none(), "link events need the scheduled path");
+        &mut self.qdisc
     }
 
     /// A new queue limit from now on (see `Qdisc::set_limit`); `false` for a class-based

@@ -321,6 +321,14 @@ impl Codel {
         self.limit_packets = limit_packets;
     }
 
+    /// New parameters from now on (a scheduled `queue_params` event): the dropping state, the
+    /// count and the next drop time carry over (the next drop keeps the time the old interval
+    /// gave it).
+    pub fn set_params(&mut self, params: &CodelParams, limit_packets: u64) {
+        self.clock = CodelClock::new(params);
+        self.limit_packets = limit_packets;
+    }
+
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         let mut fifo = Fifo {
             queue: &mut self.queue,

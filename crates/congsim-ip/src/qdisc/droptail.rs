@@ -88,6 +88,12 @@ impl DropTail {
         self.limit
     }
 
+    /// New settings from now on (a scheduled `queue_params` event); the packets queued stay.
+    pub fn set_config(&mut self, limit: QueueLimit, semantics: LimitSemantics, drop_front: bool) {
+        (self.limit, self.semantics, self.drop_front) = (limit, semantics, drop_front);
+        self.bounds = AdmissionBounds::of(limit, semantics);
+    }
+
     /// A packet-limited queue without drop-front.
     pub fn packets(limit: u64, semantics: LimitSemantics) -> Self {
         Self::new(QueueLimit::Packets(limit), semantics, false)

@@ -288,6 +288,14 @@ impl FqCodel {
     pub fn stats(&self) -> &CodelStats {
         &self.shared.stats
     }
+
+    /// New parameters from now on (a scheduled `queue_params` event); each queue's CoDel state
+    /// carries over.
+    pub fn set_params(&mut self, params: &FqCodelParams) {
+        self.set_fq_params(&params.fq);
+        self.shared.clock = CodelClock::new(&params.codel);
+        self.shared.mtu_per_queue = params.mtu_per_queue;
+    }
 }
 
 impl FqPie {
@@ -296,6 +304,13 @@ impl FqPie {
     }
     pub fn stats(&self) -> &PieStats {
         self.shared.stats()
+    }
+
+    /// New parameters from now on (a scheduled `queue_params` event); each queue's PIE state
+    /// carries over.
+    pub fn set_params(&mut self, params: &FqPieParams) {
+        self.set_fq_params(&params.fq);
+        self.shared.params = params.pie.clone();
     }
 }
 
@@ -455,6 +470,16 @@ impl<A: FlowAqm> Fq<A> {
     /// A new limit over every queue from now on (packets beyond it stay).
     pub fn set_limit_packets(&mut self, limit_packets: u64) {
         self.limit_packets = limit_packets;
+    }
+
+    /// New flow-queueing settings from now on; the queues, their packets, deficits and lists
+    /// carry over, so the number of queues and the hash stay (the scenario refuses a change).
+    fn set_fq_params(&mut self, params: &FqParams) {
+        debug_assert_eq!(params.flows as usize, self.queues.len());
+        self.limit_packets = params.limit_packets;
+        self.quantum = i64::from(params.quantum_bytes);
+        self.drop_batch_size = params.drop_batch_size;
+        self.overflow = params.overflow;
     }
 
     /// When the packet last dequeued was enqueued.

@@ -333,6 +333,13 @@ impl Pie {
         self.limit_packets = limit_packets;
     }
 
+    /// New parameters from now on (a scheduled `queue_params` event): the drop probability,
+    /// the delay estimate and the burst allowance left carry over.
+    pub fn set_params(&mut self, params: PieParams, limit_packets: u64) {
+        self.shared.params = params;
+        self.limit_packets = limit_packets;
+    }
+
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         let params = &self.shared.params;
         self.vars.catch_up(params, now, self.queued_bytes);

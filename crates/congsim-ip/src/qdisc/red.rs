@@ -108,16 +108,23 @@ impl Red {
         self.limit = hard_limit(&self.params);
     }
 
+    /// New parameters from now on (a scheduled `queue_params` event): the average, the count
+    /// since the last drop and the idle time carry over. The unit of the average must stay
+    /// (`queue_in_bytes`, `mean_packet_bytes`; the scenario refuses a change).
+    pub fn set_params(&mut self, params: RedParams) {
+        debug_assert_eq!(params.queue_in_bytes, self.params.queue_in_bytes);
+        debug_assert_eq!(params.mean_packet_bytes, self.params.mean_packet_bytes);
+        (self.min_th, self.max_th) = thresholds(&params);
+        self.limit = hard_limit(&params);
+        self.params = params;
+    }
+
     pub fn new(params: RedParams, rng: RngStream) -> Self {
-        let unit = if params.queue_in_bytes {
-            params.mean_packet_bytes as f64
-        } else {
-            1.0
-        };
+        let (min_th, max_th) = thresholds(&params);
         let limit = hard_limit(&params);
         Self {
-            min_th: params.min_th * unit,
-            max_th: params.max_th * unit,
+            min_th,
+            max_th,
             limit,
             avg: 0.0,
             count: 0,
@@ -335,6 +342,16 @@ impl Red {
 }
 
 /// The hard limit in the average's unit: packets, or bytes in byte-queue mode.
+/// The thresholds in the average's unit (packets, or bytes with `queue_in_bytes`).
+fn thresholds(params: &RedParams) -> (f64, f64) {
+    let unit = if params.queue_in_bytes {
+        params.mean_packet_bytes as f64
+    } else {
+        1.0
+    };
+    (params.min_th * unit, params.max_th * unit)
+}
+
 fn hard_limit(params: &RedParams) -> u64 {
     if params.queue_in_bytes {
         params.limit_packets * params.mean_packet_bytes

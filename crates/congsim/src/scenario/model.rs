@@ -113,6 +113,9 @@ pub struct ResolvedLink {
     pub rate: Rate,
     pub delay: SimDuration,
     pub queue: QueueDiscipline,
+    /// New settings of the queue that `queue_params` events install, in the order of the
+    /// events (`NetworkChange::QueueParams` holds the index).
+    pub queue_changes: Vec<QueueDiscipline>,
     pub random_loss: f64,
     pub scripted: Vec<(FlowId, u64, ScriptedAction)>,
     /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
@@ -351,6 +354,8 @@ pub enum NetworkChange {
     FlowStart(FlowId),
     FlowStop(FlowId),
     QueueLimit(LinkId, u64),
+    /// The link's queue takes its settings `links[link].queue_changes[i]`.
+    QueueParams(LinkId, u32),
     /// CBR source `scenario.cbr[i]`.
     CbrRate(usize, Rate),
     /// A random up/down process on `link` and its `reverse` direction together: the first

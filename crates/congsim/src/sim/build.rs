@@ -163,6 +163,39 @@ impl<'a> Simulation<'a> {
     }
 }
 
+/// Gives a running discipline the settings of a `queue_params` event, of its own kind (the
+/// scenario checked that, and what else must stay).
+pub(super) fn reconfigure(qdisc: &mut Qdisc, settings: &QueueDiscipline) {
+    match (qdisc, settings) {
+        (
+            Qdisc::DropTail(q),
+            QueueDiscipline::DropTail {
+                limit,
+                semantics,
+                drop_front,
+            },
+        ) => q.set_config(*limit, *semantics, *drop_front),
+        (Qdisc::Red(q), QueueDiscipline::Red(params)) => q.set_params(params.clone()),
+        (
+            Qdisc::Codel(q),
+            QueueDiscipline::Codel {
+                params,
+                limit_packets,
+            },
+        ) => q.set_params(params, *limit_packets),
+        (Qdisc::FqCodel(q), QueueDiscipline::FqCodel { params, .. }) => q.set_params(params),
+        (
+            Qdisc::Pie(q),
+            QueueDiscipline::Pie {
+                params,
+                limit_packets,
+            },
+        ) => q.set_params((**params).clone(), *limit_packets),
+        (Qdisc::FqPie(q), QueueDiscipline::FqPie { params, .. }) => q.set_params(params),
+        (_, settings) => unreachable!("new {} settings for another kind", settings.kind_name()),
+    }
+}
+
 /// A link with its discipline, its random streams and its instruments.
 fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> Link {
     Link::new(LinkConfig {

@@ -660,6 +660,10 @@ impl<'a> Simulation<'a> {
                 let set = self.links[link.index()].set_queue_limit(limit);
                 debug_assert!(set, "the scenario refuses class-based queues");
             }
+            NetworkChange::QueueParams(link, k) => build::reconfigure(
+                self.links[link.index()].qdisc_mut(),
+                &self.scenario.links[link.index()].queue_changes[k as usize],
+            ),
             NetworkChange::CbrRate(i, rate) => self.cbr[i].source.set_rate(now, rate),
             NetworkChange::LinkFailures { .. } => {
                 let k = (self.failures.iter())

@@ -3,12 +3,13 @@
 
 use super::context::{Ctx, FlowIds};
 use super::link_named;
+use super::queue::resolve_queue;
 use crate::scenario::ScenarioError;
 use crate::scenario::checks;
 use crate::scenario::model::{
     NetworkChange, QueueDiscipline, ResolvedCbr, ResolvedEvent, ResolvedFlow, ResolvedLink,
 };
-use crate::scenario::schema::{EventAction, EventSpec, ScenarioFile};
+use crate::scenario::schema::{self, EventAction, EventSpec, LinkSpec, QueueSpec, ScenarioFile};
 use congsim_core::time::SimDuration;
 use congsim_core::{FlowId, LinkId};
 use congsim_ip::QueueLimit;
@@ -22,6 +23,7 @@ fn fields_of(action: EventAction) -> &'static [&'static str] {
         EventAction::LinkDelay => &["link", "delay"],
         EventAction::FlowStart | EventAction::FlowStop => &["flow"],
         EventAction::QueueLimit => &["link", "limit_packets"],
+        EventAction::QueueParams => &["link", "queue"],
         EventAction::CbrRate => &["cbr", "rate"],
         EventAction::LinkFailures => &["link", "up_mean", "down_mean"],
     }
@@ -36,7 +38,7 @@ fn optional_fields_of(action: EventAction) -> &'static [&'static str] {
 }
 
 /// Every action, in the order the messages list them.
-const ACTIONS: [EventAction; 9] = [
+const ACTIONS: [EventAction; 10] = [
     EventAction::LinkDown,
     EventAction::LinkUp,
     EventAction::LinkRate,
@@ -44,6 +46,7 @@ const ACTIONS: [EventAction; 9] = [
     EventAction::FlowStart,
     EventAction::FlowStop,
     EventAction::QueueLimit,
+    EventAction::QueueParams,
     EventAction::CbrRate,
     EventAction::LinkFailures,
 ];
@@ -57,6 +60,7 @@ fn action_name(action: EventAction) -> &'static str {
         EventAction::FlowStart => "flow_start",
         EventAction::FlowStop => "flow_stop",
         EventAction::QueueLimit => "queue_limit",
+        EventAction::QueueParams => "queue_params",
         EventAction::CbrRate => "cbr_rate",
         EventAction::LinkFailures => "link_failures",
     }
@@ -95,7 +99,15 @@ pub(super) fn resolve_events(
             ));
         }
         check_fields(ctx, &p, spec)?;
-        for change in changes(ctx, &p, spec, links, flow_ids, (flows, cbr), duration)? {
+        for change in changes(
+            ctx,
+            &p,
+            (file, spec),
+            links,
+            flow_ids,
+            (flows, cbr),
+            duration,
+        )? {
             events.push((i, ResolvedEvent { at, change }));
         }
     }
@@ -119,6 +131,7 @@ fn check_fields(ctx: &Ctx<'_>, p: &str, spec: &EventSpec) -> Result<(), Scenario
         ("flow", spec.flow.is_some()),
         ("cbr", spec.cbr.is_some()),
         ("limit_packets", spec.limit_packets.is_some()),
+        ("queue", spec.queue.is_some()),
         ("up_mean", spec.up_mean.is_some()),
         ("down_mean", spec.down_mean.is_some()),
         ("until", spec.until.is_some()),
@@ -152,8 +165,8 @@ fn check_fields(ctx: &Ctx<'_>, p: &str, spec: &EventSpec) -> Result<(), Scenario
 fn changes(
     ctx: &Ctx<'_>,
     p: &str,
-    spec: &EventSpec,
-    links: &[ResolvedLink],
+    (file, spec): (&ScenarioFile, &EventSpec),
+    links: &mut [ResolvedLink],
     flow_ids: &FlowIds,
     (flows, cbr): (&[ResolvedFlow], &[ResolvedCbr]),
     duration: SimDuration,
@@ -211,6 +224,13 @@ fn changes(
                 }
                 NetworkChange::QueueLimit(id, limit)
             }
+            EventAction::QueueParams => {
+                let settings =
+                    new_queue_settings(ctx, p, spec, &file.links[link.spec_index], link)?;
+                let changes = &mut links[index].queue_changes;
+                changes.push(settings);
+                NetworkChange::QueueParams(id, (changes.len() - 1) as u32)
+            }
             EventAction::LinkFailures => failures(ctx, p, spec, links, index, duration)?,
             EventAction::FlowStart | EventAction::FlowStop | EventAction::CbrRate => {
                 unreachable!("actions without a link")
@@ -262,6 +282,105 @@ fn changes(
             }
         })
         .collect()
+}
+
+/// The settings a `queue_params` event gives `link`: its queue as the file writes it with the
+/// event's fields over it, resolved like a link's. What the running discipline's state depends
+/// on may not change: the kind, an FQ queue's number of queues and hash, RED's unit.
+fn new_queue_settings(
+    ctx: &Ctx<'_>,
+    p: &str,
+    spec: &EventSpec,
+    link_spec: &LinkSpec,
+    link: &ResolvedLink,
+) -> Result<QueueDiscipline, ScenarioError> {
+    let field = format!("{p}.queue");
+    let kind = link.queue.kind_name();
+    let given = spec.queue.as_ref().expect("checked");
+    if given.get("kind").is_some_and(|k| k.as_str() != Some(kind)) {
+        return Err(ctx.err(
+            format!("{field}.kind"),
+            format!(
+                "\"{}\" keeps its {kind} queue: give only the fields that change",
+                link.name
+            ),
+        ));
+    }
+    let keeps = |what: &str| {
+        ctx.err(
+            &field,
+            format!(
+                "\"{}\"'s {kind} queue keeps its {what} while it runs",
+                link.name
+            ),
+        )
+    };
+    if matches!(
+        link.queue,
+        QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
+    ) {
+        return Err(ctx.err(
+            &field,
+            format!(
+                "\"{}\" has a {kind} queue, which keeps its classes: queue_params changes droptail, red, codel, fq_codel, pie and fq_pie queues",
+                link.name
+            ),
+        ));
+    }
+    let mut merged = match toml::Value::try_from(&link_spec.queue) {
+        Ok(toml::Value::Table(table)) => table,
+        _ => unreachable!("a queue is written as a table"),
+    };
+    merged.extend(given.clone());
+    let queue: QueueSpec =
+        serde_path_to_error::deserialize(toml::Value::Table(merged)).map_err(|e| {
+            let (path, message) =
+                schema::split_nested(e.path().to_string(), e.inner().message().trim());
+            ctx.err(format!("{field}.{path}"), message)
+        })?;
+    let resolved = resolve_queue(
+        ctx,
+        p,
+        &LinkSpec {
+            queue,
+            ..link_spec.clone()
+        },
+    )?;
+    match (&link.queue, &resolved) {
+        (
+            QueueDiscipline::FqCodel {
+                params: a,
+                hash_seed: ha,
+            },
+            QueueDiscipline::FqCodel {
+                params: b,
+                hash_seed: hb,
+            },
+        ) if (a.fq.flows, ha) != (b.fq.flows, hb) => Err(keeps(
+            "flows and hash_seed (its packets are hashed into its queues)",
+        )),
+        (
+            QueueDiscipline::FqPie {
+                params: a,
+                hash_seed: ha,
+            },
+            QueueDiscipline::FqPie {
+                params: b,
+                hash_seed: hb,
+            },
+        ) if (a.fq.flows, ha) != (b.fq.flows, hb) => Err(keeps(
+            "flows and hash_seed (its packets are hashed into its queues)",
+        )),
+        (QueueDiscipline::Red(a), QueueDiscipline::Red(b))
+            if (a.queue_in_bytes, a.mean_packet_bytes)
+                != (b.queue_in_bytes, b.mean_packet_bytes) =>
+        {
+            Err(keeps(
+                "queue_in_bytes and mean_packet_size (its average carries over in its unit)",
+            ))
+        }
+        _ => Ok(resolved),
+    }
 }
 
 /// A `link_failures` process on link `index` and its reverse direction, if there is one.
@@ -323,7 +442,8 @@ enum Target {
     LinkState(LinkId),
     LinkRate(LinkId),
     LinkDelay(LinkId),
-    QueueLimit(LinkId),
+    /// `queue_limit` and `queue_params`.
+    Queue(LinkId),
     Flow(FlowId),
     Cbr(usize),
 }
@@ -334,7 +454,7 @@ fn target(change: &NetworkChange) -> Target {
         NetworkChange::LinkRate(l, _) => Target::LinkRate(l),
         NetworkChange::LinkDelay(l, _) => Target::LinkDelay(l),
         NetworkChange::FlowStart(f) | NetworkChange::FlowStop(f) => Target::Flow(f),
-        NetworkChange::QueueLimit(l, _) => Target::QueueLimit(l),
+        NetworkChange::QueueLimit(l, _) | NetworkChange::QueueParams(l, _) => Target::Queue(l),
         NetworkChange::CbrRate(i, _) => Target::Cbr(i),
         NetworkChange::LinkFailures { link, .. } => Target::LinkState(link),
     }

@@ -301,6 +301,7 @@ fn resolve_links(
                 rate: spec.rate.value,
                 delay: spec.delay.value,
                 queue: queue.clone(),
+                queue_changes: Vec::new(),
                 random_loss: spec.random_loss,
                 scripted: Vec::new(),
                 fifo_fast_path: true,

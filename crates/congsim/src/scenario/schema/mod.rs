@@ -130,6 +130,11 @@ pub struct EventSpec {
     /// of FQ-CoDel's and FQ-PIE's queues).
     #[serde(default)]
     pub limit_packets: Option<u64>,
+    /// The new settings of a `queue_params` action: fields of the link's queue (as in its
+    /// `queue` table; `kind` stays), the others keeping their values.
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    pub queue: Option<toml::Table>,
     /// `link_failures`: the mean time the link stays up (exponential).
     #[serde(default)]
     pub up_mean: Option<DurationText>,
@@ -163,6 +168,9 @@ pub enum EventAction {
     FlowStop,
     /// The link's queue takes `limit_packets` from now on (packets beyond it stay).
     QueueLimit,
+    /// The link's queue takes the settings in `queue` from now on; what it holds and its
+    /// state (RED's average, CoDel's dropping state, PIE's drop probability) carry over.
+    QueueParams,
     /// The CBR source sends at `rate` from its next packet after the one already due.
     CbrRate,
     /// From `at`, the link and its reverse direction fail and recover at random: up for an
