@@ -37,7 +37,16 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parent.parent
+#: The receiver window, read from the study's network (guess G42).
+WINDOW_PACKETS = int(
+    tomllib.loads((ROOT / "python/congsim/studies/data/koga2000-network.toml").read_text())["tcp"]["window"]
+)
 sys.path.insert(0, str(ROOT / "bench"))
 
 from ns2_script import NS2_2000_SETTINGS  # noqa: E402
@@ -110,7 +119,7 @@ def tcl(case: str, variant: str, seed: int | None = None) -> str:
         NS2_2000_SETTINGS,
         *([] if seed is None else ["global defaultRNG", f"$defaultRNG seed {seed}"]),
         "Agent/TCP set packetSize_ 500",
-        "Agent/TCP set window_ 64",
+        f"Agent/TCP set window_ {WINDOW_PACKETS}",
         "set n1 [$ns node]",
         "set n2 [$ns node]",
         f"$ns simplex-link $n1 $n2 {rate} 5ms CBQ",

@@ -177,7 +177,7 @@ def test_a_deleted_row_a_mistyped_id_or_a_missing_variant_fails() -> None:
     assert any("names G41, a guess of ('koga2000',)" in p for p in problems(register, moved))
 
     # A row whose sensitivity names a variant no study runs.
-    renamed = guesses(text.replace("variant `window-128`", "variant `window-256`"))
+    renamed = guesses(text.replace("variant `window-64`", "variant `window-256`"))
     assert "G42: no study of ('koga2000',) runs a variant 'window-256'" in problems(renamed, files)
 
     # Rows out of order (a duplicated or skipped id).
