@@ -213,6 +213,10 @@ class Results:
         return self.table("atm_series")
 
     @property
+    def abr_series(self) -> pd.DataFrame:
+        return self.table("abr_series")
+
+    @property
     def warnings(self) -> list[str]:
         """The scenario's warnings (`field: message`): settings that do nothing or defeat
         themselves. The `warnings` table has them as columns."""

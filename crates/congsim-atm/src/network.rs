@@ -20,6 +20,7 @@
 
 use crate::aal5::{Cell, Reassembled, Reassembler, Segmenter, cells_for};
 use crate::abr::{AbrDestination, AbrParams, AbrSource, AbrStats, Emitted};
+use crate::erica::IntervalRecord;
 use crate::port::{Port, PortConfig, PortStats};
 use congsim_core::rng::RngStream;
 use congsim_core::time::SimTime;
@@ -413,6 +414,19 @@ impl AtmNetwork {
                 (VcId(i as u32), stats)
             })
         })
+    }
+
+    /// Every ABR source's allowed cell rate (cells/s), by VC, on an ABR network.
+    pub fn abr_sources(&self) -> impl Iterator<Item = (VcId, f64)> + '_ {
+        self.vcs.iter().enumerate().filter_map(|(i, v)| {
+            let source = v.as_ref()?.source.as_ref()?;
+            Some((VcId(i as u32), source.acr()))
+        })
+    }
+
+    /// ERICA's last closed averaging interval at port `link` (`None` without ERICA there).
+    pub fn erica_interval(&self, link: usize) -> Option<IntervalRecord> {
+        self.ports.get(link)?.as_ref()?.erica_interval()
     }
 
     /// The ABR source's allowed cell rate of `vc` (cells/s), on an ABR network.

@@ -432,6 +432,14 @@ impl Port {
         view.abr_queue(now)
     }
 
+    /// ERICA's last closed averaging interval (`None` for a port without ERICA).
+    pub fn erica_interval(&self) -> Option<IntervalRecord> {
+        match &self.switch {
+            Some(Switch::Erica(e)) => Some(e.last_interval),
+            _ => None,
+        }
+    }
+
     /// The counters as they stand at `end`.
     pub fn stats_at(&self, end: SimTime) -> PortStats {
         let queued = self.buffer.iter().filter(|&&(done, _)| done > end).count() as u64;

@@ -202,3 +202,69 @@ fn one_tcp_flow_over_abr_gets_the_erica_target() {
     assert!(f64_col(&r, "atm_vcs", "frm_sent")[0] > 0.0);
     assert_eq!(f64_col(&r, "summary", "atm_cells_dropped")[0], 0.0);
 }
+
+/// Spec atm.md §13's ABR time series: each source's ACR per sample (`abr_series`) and, at a
+/// port running ERICA, its last closed interval (`atm_series`); one flow alone converges to
+/// ERICA's target, 0.9 of the link, and the bottleneck's fair share is that target too.
+#[test]
+fn abr_series_trace_each_sources_rate_and_ericas_intervals() {
+    let r = atm_n_source(|t| {
+        t.replace(
+            "[atm]\nbuffer_cells = 1000\npolicy = \"epd\"\nthreshold = 0.9\n",
+            "[atm]\nservice = \"abr\"\nswitch = \"erica\"\n",
+        )
+        .replace("duration = \"10s\"", "duration = \"2s\"")
+        .replace("[metrics]", "[metrics]\nseries_interval = \"100ms\"")
+        .replace("name = \"tcp2\"", "name = \"tcp2\"\ncount = 0")
+        .replace("name = \"tcp3\"", "name = \"tcp3\"\ncount = 0")
+        .replace("name = \"tcp4\"", "name = \"tcp4\"\ncount = 0")
+        .replace("name = \"tcp5\"", "name = \"tcp5\"\ncount = 0")
+    });
+    let abr = r.table("abr_series").expect("an ABR network with series");
+    let (times, acr) = (f64_col_of(abr, "time_s"), f64_col_of(abr, "acr_bps"));
+    let directions = str_col_of(Some(abr), "direction");
+    // One flow: a data and an ACK VC, sampled at 0, 0.1, ..., 1.9 s.
+    assert_eq!(times.len(), 2 * 20);
+    assert_eq!(directions.iter().filter(|d| *d == "data").count(), 20);
+    let target = 0.9 * 155.52e6;
+    let last_data = (0..times.len())
+        .rev()
+        .find(|&i| directions[i] == "data")
+        .expect("data rows");
+    assert!(
+        (acr[last_data] - target).abs() < 0.02 * target,
+        "{}",
+        acr[last_data]
+    );
+    assert!(
+        acr.iter().all(|&a| a > 0.0 && a <= 155.52e6 * 1.000_001),
+        "{acr:?}"
+    );
+    let ports = r.table("atm_series").expect("ATM links with series");
+    let kinds = str_col_of(Some(ports), "kind");
+    let fair_share = f64_col_of(ports, "fair_share_bps");
+    let load = f64_col_of(ports, "load_factor");
+    let late = f64_col_of(ports, "time_s")
+        .iter()
+        .map(|&t| t >= 1.0)
+        .collect::<Vec<_>>();
+    for i in 0..kinds.len() {
+        if kinds[i] == "host" {
+            assert!(
+                fair_share[i].is_nan() && load[i].is_nan(),
+                "a host adapter runs no ERICA"
+            );
+        } else if late[i] && load[i] > 0.5 {
+            // The loaded switch port: one active VC, whose fair share is the whole target.
+            assert!(
+                (fair_share[i] - target).abs() < 0.02 * target,
+                "{}",
+                fair_share[i]
+            );
+        }
+    }
+    assert!(
+        load.iter().any(|&z| z > 0.5),
+        "the bottleneck is loaded: {load:?}"
+    );
+}

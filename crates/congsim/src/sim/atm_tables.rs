@@ -51,7 +51,7 @@ pub(super) fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenar
 }
 
 /// Bits per second of cells at `cells_per_s`.
-fn cell_bps(cells_per_s: f64) -> f64 {
+pub(super) fn cell_bps(cells_per_s: f64) -> f64 {
     cells_per_s * f64::from(congsim_atm::CELL_BYTES * 8)
 }
 

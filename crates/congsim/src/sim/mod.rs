@@ -338,10 +338,10 @@ pub struct RunResult {
 /// order they are written: `flow_series`, `link_series` (`series_interval`), `tcp_events`,
 /// `sequence` (`sequence_trace`), `cbr` (CBR sources), `classes` (priority and CBQ queues),
 /// `transfers` (transfer groups), `atm_ports`, `atm_vcs` (ATM links), `atm_series` (ATM links
-/// and `series_interval`), `flow_links` (`flow_monitor`), `sojourn` (`sojourn_links`),
+/// and `series_interval`), `abr_series` (an ABR network and `series_interval`), `flow_links` (`flow_monitor`), `sojourn` (`sojourn_links`),
 /// `tcp_changes` (`tcp_changes`), `sojourn_flows` (`sojourn_links`), `warnings` (settings
 /// that do nothing or defeat themselves).
-pub const OPTIONAL_TABLES: [&str; 15] = [
+pub const OPTIONAL_TABLES: [&str; 16] = [
     "flow_series",
     "link_series",
     "tcp_events",
@@ -352,6 +352,7 @@ pub const OPTIONAL_TABLES: [&str; 15] = [
     "atm_ports",
     "atm_vcs",
     "atm_series",
+    "abr_series",
     "flow_links",
     "sojourn",
     "tcp_changes",

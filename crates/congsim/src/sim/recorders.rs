@@ -7,10 +7,13 @@
 //! This module reads the models and the resolved scenario only, not the simulation: the
 //! simulation hands it what it records.
 
+use super::atm_tables::cell_bps;
+use super::{VcDirection, vc_ids};
 use crate::pcap::{FlowWire, PcapWriter};
 use crate::scenario::model::{ResolvedCapture, ResolvedLink, Scenario};
 use crate::table::{Column, Table, table_of};
-use congsim_atm::AtmNetwork;
+use congsim_atm::erica::IntervalRecord;
+use congsim_atm::{AtmNetwork, VcId};
 use congsim_core::FlowId;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::{Packet, TcpHeader};
@@ -32,6 +35,7 @@ pub(super) struct RecordedTables {
     pub(super) flow_series: Option<Table>,
     pub(super) link_series: Option<Table>,
     pub(super) atm_series: Option<Table>,
+    pub(super) abr_series: Option<Table>,
     pub(super) sequence: Option<Table>,
 }
 
@@ -48,6 +52,7 @@ impl Recorders {
                     },
                     links: LinkSeries::default(),
                     atm_ports: has_atm.then(AtmSeries::default),
+                    abr_sources: scenario.atm_abr.is_some().then(AbrSeries::default),
                 })
             }),
             sequence: scenario.sequence_trace.then(Box::default),
@@ -92,12 +97,20 @@ impl Recorders {
                     ports.link.push(spec.name.clone());
                     ports.kind.push(port_kind(spec));
                     ports.queue_cells.push(atm.queue_cells(i, now));
+                    ports.push_erica(atm.erica_interval(i));
                 }
                 _ => {
                     series.links.time_s.push(t);
                     series.links.link.push(spec.name.clone());
                     series.links.queue_packets.push(link.queue_len_packets(now));
                 }
+            }
+        }
+        if let (Some(sources), Some(atm)) = (&mut series.abr_sources, atm) {
+            for (vc, acr) in atm.abr_sources() {
+                sources.time_s.push(t);
+                sources.vc.push(vc);
+                sources.acr_bps.push(cell_bps(acr));
             }
         }
     }
@@ -120,18 +133,21 @@ impl Recorders {
 
     /// The tables of what was recorded; `flow_names` by flow id.
     pub(super) fn into_tables(self, flow_names: &[String]) -> RecordedTables {
-        let (flow_series, link_series, atm_series) = match self.series.map(|series| *series) {
-            Some(series) => (
-                Some(series.flows.into_table()),
-                Some(series.links.into_table()),
-                series.atm_ports.map(AtmSeries::into_table),
-            ),
-            None => (None, None, None),
-        };
+        let (flow_series, link_series, atm_series, abr_series) =
+            match self.series.map(|series| *series) {
+                Some(series) => (
+                    Some(series.flows.into_table()),
+                    Some(series.links.into_table()),
+                    series.atm_ports.map(AtmSeries::into_table),
+                    series.abr_sources.map(|s| s.into_table(flow_names)),
+                ),
+                None => (None, None, None, None),
+            };
         RecordedTables {
             flow_series,
             link_series,
             atm_series,
+            abr_series,
             sequence: self.sequence.map(|trace| trace.into_table(flow_names)),
         }
     }
@@ -144,6 +160,8 @@ struct Series {
     links: LinkSeries,
     /// `None` when the scenario has no ATM links (and no `atm_series` table).
     atm_ports: Option<AtmSeries>,
+    /// `None` when the network is not ABR (and no `abr_series` table).
+    abr_sources: Option<AbrSeries>,
 }
 
 /// The `flow_series` table, column by column: each declared flow's window, RTT estimates
@@ -217,18 +235,68 @@ impl LinkSeries {
     }
 }
 
-/// The `atm_series` table, column by column: each ATM port's queue, in cells.
+/// The `atm_series` table, column by column: each ATM port's queue, in cells, and at a port
+/// running ERICA its last closed averaging interval (NaN elsewhere; spec atm.md §13).
 #[derive(Default)]
 struct AtmSeries {
     time_s: Vec<f64>,
     link: Vec<String>,
     kind: Vec<String>,
     queue_cells: Vec<u64>,
+    load_factor: Vec<f64>,
+    abr_capacity_bps: Vec<f64>,
+    fair_share_bps: Vec<f64>,
+    active_vcs: Vec<f64>,
 }
 
 impl AtmSeries {
+    fn push_erica(&mut self, interval: Option<IntervalRecord>) {
+        let get = |f: fn(&IntervalRecord) -> f64| interval.as_ref().map_or(f64::NAN, f);
+        self.load_factor.push(get(|r| r.load_factor));
+        self.abr_capacity_bps
+            .push(get(|r| cell_bps(r.abr_capacity)));
+        self.fair_share_bps.push(get(|r| cell_bps(r.fair_share)));
+        self.active_vcs.push(get(|r| r.active_vcs));
+    }
+
     fn into_table(self) -> Table {
-        table_of!(self; F64 time_s, Str link, Str kind, U64 queue_cells)
+        table_of!(self; F64 time_s, Str link, Str kind, U64 queue_cells, F64 load_factor,
+            F64 abr_capacity_bps, F64 fair_share_bps, F64 active_vcs)
+    }
+}
+
+/// The `abr_series` table, column by column: each ABR source's allowed cell rate.
+#[derive(Default)]
+struct AbrSeries {
+    time_s: Vec<f64>,
+    vc: Vec<VcId>,
+    acr_bps: Vec<f64>,
+}
+
+impl AbrSeries {
+    fn into_table(self, flow_names: &[String]) -> Table {
+        let owners: Vec<(FlowId, VcDirection)> =
+            self.vc.iter().map(|&vc| vc_ids::owner(vc)).collect();
+        let flow: Vec<String> = owners
+            .iter()
+            .map(|(f, _)| flow_names[f.index()].clone())
+            .collect();
+        let direction: Vec<String> = (owners.iter())
+            .map(|(_, d)| {
+                if *d == VcDirection::Data {
+                    "data"
+                } else {
+                    "ack"
+                }
+                .to_string()
+            })
+            .collect();
+        let mut table = Table::default();
+        table.push("time_s", Column::F64(self.time_s));
+        table.push("flow", Column::Str(flow));
+        table.push("direction", Column::Str(direction));
+        table.push("acr_bps", Column::F64(self.acr_bps));
+        table
     }
 }
 

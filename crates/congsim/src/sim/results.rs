@@ -189,6 +189,7 @@ impl Simulation<'_> {
             ("atm_ports", atm_ports),
             ("atm_vcs", atm_vcs),
             ("atm_series", recorded.atm_series),
+            ("abr_series", recorded.abr_series),
             ("flow_links", flow_links),
             ("sojourn", sojourn),
             ("tcp_changes", tcp_changes),
