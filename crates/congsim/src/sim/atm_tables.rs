@@ -1,6 +1,6 @@
 //! The ATM result tables: ports, VCs and the ATM part of the summary.
 
-use super::recorders::port_kind;
+use super::recorders::{cell_bps, port_kind};
 use super::*;
 use crate::table::{Get, counters};
 
@@ -48,11 +48,6 @@ pub(super) fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenar
                 .sum(),
         ]),
     );
-}
-
-/// Bits per second of cells at `cells_per_s`.
-pub(super) fn cell_bps(cells_per_s: f64) -> f64 {
-    cells_per_s * f64::from(congsim_atm::CELL_BYTES * 8)
 }
 
 /// One ATM link's output port.
@@ -132,11 +127,7 @@ struct VcRow<'a> {
 
 impl VcRow<'_> {
     fn direction(&self) -> String {
-        match vc_ids::owner(self.vc).1 {
-            VcDirection::Data => "data",
-            VcDirection::Ack => "ack",
-        }
-        .to_string()
+        vc_ids::owner(self.vc).1.name().to_string()
     }
 
     /// An ABR source's rate in bits/s of cells (NaN on a UBR network).

@@ -244,6 +244,16 @@ enum VcDirection {
     Ack,
 }
 
+impl VcDirection {
+    /// As the tables write it.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Data => "data",
+            Self::Ack => "ack",
+        }
+    }
+}
+
 /// Each flow's two VCs, numbered here only: `2·flow` carries its data, `2·flow + 1` its ACKs.
 /// (Numbering by flow keeps the VC order, which the ATM network's per-VC state and the
 /// `atm_vcs` table follow, the order of the flows.)

@@ -7,8 +7,6 @@
 //! This module reads the models and the resolved scenario only, not the simulation: the
 //! simulation hands it what it records.
 
-use super::atm_tables::cell_bps;
-use super::{VcDirection, vc_ids};
 use crate::pcap::{FlowWire, PcapWriter};
 use crate::scenario::model::{ResolvedCapture, ResolvedLink, Scenario};
 use crate::table::{Column, Table, table_of};
@@ -29,6 +27,9 @@ pub(super) struct Recorders {
     /// The time-sequence trace (`sequence_trace`).
     sequence: Option<Box<SequenceTrace>>,
 }
+
+/// A VC's flow and direction (`"data"` or `"ack"`).
+pub(super) type VcOwner<'a> = &'a dyn Fn(VcId) -> (FlowId, &'static str);
 
 /// The tables of what `Recorders` recorded (`None`: not recorded).
 pub(super) struct RecordedTables {
@@ -131,15 +132,21 @@ impl Recorders {
         }
     }
 
-    /// The tables of what was recorded; `flow_names` by flow id.
-    pub(super) fn into_tables(self, flow_names: &[String]) -> RecordedTables {
+    /// The tables of what was recorded; `flow_names` by flow id, `vc_owner` names ATM VCs.
+    pub(super) fn into_tables(
+        self,
+        flow_names: &[String],
+        vc_owner: VcOwner<'_>,
+    ) -> RecordedTables {
         let (flow_series, link_series, atm_series, abr_series) =
             match self.series.map(|series| *series) {
                 Some(series) => (
                     Some(series.flows.into_table()),
                     Some(series.links.into_table()),
                     series.atm_ports.map(AtmSeries::into_table),
-                    series.abr_sources.map(|s| s.into_table(flow_names)),
+                    series
+                        .abr_sources
+                        .map(|s| s.into_table(flow_names, vc_owner)),
                 ),
                 None => (None, None, None, None),
             };
@@ -274,23 +281,12 @@ struct AbrSeries {
 }
 
 impl AbrSeries {
-    fn into_table(self, flow_names: &[String]) -> Table {
-        let owners: Vec<(FlowId, VcDirection)> =
-            self.vc.iter().map(|&vc| vc_ids::owner(vc)).collect();
-        let flow: Vec<String> = owners
-            .iter()
-            .map(|(f, _)| flow_names[f.index()].clone())
-            .collect();
-        let direction: Vec<String> = (owners.iter())
-            .map(|(_, d)| {
-                if *d == VcDirection::Data {
-                    "data"
-                } else {
-                    "ack"
-                }
-                .to_string()
-            })
-            .collect();
+    /// `vc_owner`: a VC's flow and direction (`data` or `ack`), as the simulation numbers VCs.
+    fn into_table(self, flow_names: &[String], vc_owner: VcOwner<'_>) -> Table {
+        let owners: Vec<(FlowId, &str)> = self.vc.iter().map(|&vc| vc_owner(vc)).collect();
+        let flow = (owners.iter()).map(|(f, _)| flow_names[f.index()].clone());
+        let direction = owners.iter().map(|(_, d)| (*d).to_string());
+        let (flow, direction): (Vec<String>, Vec<String>) = (flow.collect(), direction.collect());
         let mut table = Table::default();
         table.push("time_s", Column::F64(self.time_s));
         table.push("flow", Column::Str(flow));
@@ -298,6 +294,11 @@ impl AbrSeries {
         table.push("acr_bps", Column::F64(self.acr_bps));
         table
     }
+}
+
+/// Bits per second of cells at `cells_per_s`.
+pub(super) fn cell_bps(cells_per_s: f64) -> f64 {
+    cells_per_s * f64::from(congsim_atm::CELL_BYTES * 8)
 }
 
 /// `"switch"` or `"host"`: whose output port an ATM link is (the ATM series and the

@@ -174,7 +174,11 @@ impl Simulation<'_> {
         let sojourn = self.sojourn_table(end);
         let tcp_changes = self.tcp_changes_table(end);
         let sojourn_flows = self.sojourn_flows_table(&window, &flow_names);
-        let recorded = self.recorders.into_tables(&flow_names);
+        let vc_owner = |vc| {
+            let (flow, direction) = vc_ids::owner(vc);
+            (flow, direction.name())
+        };
+        let recorded = self.recorders.into_tables(&flow_names, &vc_owner);
         let flow_links = s
             .flow_monitor
             .then(|| flow_links_table(s, &window, &flow_names));
