@@ -15,9 +15,11 @@ replication: a sweep resumed after congsim changed runs again.
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -36,6 +38,11 @@ from congsim.sweep.dask_address import connect as connect_scheduler
 from congsim.sweep.dask_address import not_a_scheduler, parse_scheduler_address
 from congsim.sweep.plan import Plan, RunSpec, Value
 from congsim.sweep.stats import summarize
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,26 +75,37 @@ def _long_table(tables: Tables, run: Task) -> pa.Table:
     """The run's numeric results (`Results.numbers`, the same tables `congsim.run` returns) as a
     long Arrow table with the run's key, parameters, replication and seed (this runs in the
     coordinator for every run, beside the workers, so it must be cheap)."""
-    import pyarrow as pa
-
     from congsim.results import Results
 
     results = Results(tables)
     table_col, flow_col, metric_col, value_col = results.numbers()
     seed = int(results.columns("summary")["seed"][0])
     rows = len(value_col)
+    numbers = {"seed": [seed] * rows, "table": table_col, "flow": flow_col, "metric": metric_col}
+    return _labelled(run, numbers | {"value": value_col}, rows)
+
+
+#: The columns of a run's long table that its simulation gives (the others say which run it is).
+SIMULATED_COLUMNS = ("seed", "table", "flow", "metric", "value")
+
+
+def _labelled(run: Task, simulated: dict[str, Any], rows: int) -> pa.Table:
+    """A long table: `run`, one column per swept parameter and `replication` (from `run`), then
+    the `SIMULATED_COLUMNS`."""
+    import pyarrow as pa
+
     data: dict[str, Any] = {"run": [run.key] * rows}
     for path, value in run.params.items():
         data[path] = [value] * rows
-    data |= {
-        "replication": [run.replication] * rows,
-        "seed": [seed] * rows,
-        "table": table_col,
-        "flow": flow_col,
-        "metric": metric_col,
-        "value": value_col,
-    }
-    return pa.table(data)
+    data["replication"] = [run.replication] * rows
+    return pa.table(data | simulated)
+
+
+def relabelled(table: pa.Table, run: Task) -> pa.Table:
+    """A stored run's long table as `run`'s: its key, parameters and replication, with the
+    simulated columns as they are (for a run that simulates the same network, so gives the
+    same tables)."""
+    return _labelled(run, {name: table.column(name) for name in SIMULATED_COLUMNS}, table.num_rows)
 
 
 def execute(task: Task) -> tuple[str, Tables | None, str | None]:
@@ -103,20 +121,35 @@ def execute(task: Task) -> tuple[str, Tables | None, str | None]:
 
 def _store(runs_dir: Path, task: Task, tables: Tables | None, error: str | None) -> pa.Table | None:
     """Writes a finished run atomically (a result file that exists is complete); returns it."""
-    import pyarrow.parquet as pq
-
     if tables is None:
         (runs_dir / f"{task.key}.error.txt").write_text(f"{error}\n", encoding="utf-8")
         return None
     table = _long_table(tables, task)
-    temporary = runs_dir / f"{task.key}.parquet.tmp"
+    _write_run(runs_dir, task.key, table)
+    return table
+
+
+def store_copy(runs_dir: Path, task: Task, source: Path) -> pa.Table:
+    """Stores `task`'s run as a copy of the stored run `source` (a run that simulates the same
+    network: `relabelled`); returns it. `OSError` or `pyarrow.ArrowInvalid` when `source`
+    cannot be read."""
+    import pyarrow.parquet as pq
+
+    table = relabelled(pq.read_table(source), task)
+    _write_run(runs_dir, task.key, table)
+    return table
+
+
+def _write_run(runs_dir: Path, key: str, table: pa.Table) -> None:
+    import pyarrow.parquet as pq
+
+    temporary = runs_dir / f"{key}.parquet.tmp"
     try:
         pq.write_table(table, temporary)
-        os.replace(temporary, runs_dir / f"{task.key}.parquet")
+        os.replace(temporary, runs_dir / f"{key}.parquet")
     finally:
         temporary.unlink(missing_ok=True)
-    (runs_dir / f"{task.key}.error.txt").unlink(missing_ok=True)
-    return table
+    (runs_dir / f"{key}.error.txt").unlink(missing_ok=True)
 
 
 def tasks(plan: Plan, runs: list[RunSpec]) -> list[Task]:
@@ -125,6 +158,38 @@ def tasks(plan: Plan, runs: list[RunSpec]) -> list[Task]:
         Task(r.key, plan.scenario_text, plan.scenario_source, r.overrides_json(), r.replication, r.params)
         for r in runs
     ]
+
+
+def longest_first(pending: Sequence[Task]) -> list[Task]:
+    """`pending` with the longest runs first (`simulated_seconds`; equal ones in the given order),
+    so that the last runs to start are short ones and the workers finish about together."""
+    return sorted(pending, key=lambda task: -simulated_seconds(task))
+
+
+def simulated_seconds(task: Task) -> float:
+    """A task's simulated duration, its estimated cost: the last `simulation.duration` override,
+    else the scenario's own (0 when neither can be read: such a run goes last)."""
+    duration = _scenario_duration(task.scenario_text)
+    for path, value in json.loads(task.overrides_json):
+        if path == "simulation.duration":
+            duration = value
+    match = _DURATION.fullmatch(duration) if isinstance(duration, str) else None
+    return float(match[1]) * _SECONDS_PER[match[2]] if match else 0.0
+
+
+#: A duration as scenarios write it ("10s", "2.5ms"), and the seconds of each unit.
+_DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|ms|us|µs|ns|ps)\s*")
+_SECONDS_PER = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
+
+
+@functools.lru_cache(maxsize=16)
+def _scenario_duration(text: str) -> object:
+    """`simulation.duration` of a scenario's text (None when it has none, or is not TOML)."""
+    try:
+        simulation = tomllib.loads(text).get("simulation")
+    except tomllib.TOMLDecodeError:
+        return None
+    return simulation.get("duration") if isinstance(simulation, dict) else None
 
 
 #: How often a worker process checks that the process that started it is still there.
@@ -383,20 +448,7 @@ def run_sweep(
     _check_arguments(plan, out, workers, on_progress, scheduler)
     out = Path(out)
     runs_dir = out / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    runs = plan.runs()
-    snapshot = {
-        "name": plan.name,
-        "plan": plan.source,
-        "scenario": plan.scenario_source,
-        "runs": [{"key": r.key, "params": r.params, "replication": r.replication} for r in runs],
-    }
-    plan_json = out / "plan.json.tmp"
-    try:  # under a temporary name and renamed, as every file of the store
-        plan_json.write_text(json.dumps(snapshot, indent=1) + "\n", encoding="utf-8")
-        os.replace(plan_json, out / "plan.json")
-    finally:
-        plan_json.unlink(missing_ok=True)
+    runs = prepare_store(plan, out)
     pending = [t for t in tasks(plan, runs) if not (runs_dir / f"{t.key}.parquet").exists()]
     done = len(runs) - len(pending)
     failures: dict[str, str] = {}
@@ -417,7 +469,7 @@ def run_sweep(
         report(done, len(runs), len(failures))
 
     execute_all(pending, finished, workers, scheduler)
-    _write_results(out, runs, stored)
+    write_results(out, runs, stored)
     return SweepOutcome(plan, out, runs, failures, executed=len(pending))
 
 
@@ -425,7 +477,27 @@ def run_sweep(
 RESULTS_KEYS = b"congsim.runs"
 
 
-def _write_results(out: Path, runs: list[RunSpec], stored: dict[str, pa.Table]) -> None:
+def prepare_store(plan: Plan, out: Path) -> list[RunSpec]:
+    """Makes `out/runs/` and writes `out/plan.json` (the expanded plan); returns the runs."""
+    runs_dir = out / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    runs = plan.runs()
+    snapshot = {
+        "name": plan.name,
+        "plan": plan.source,
+        "scenario": plan.scenario_source,
+        "runs": [{"key": r.key, "params": r.params, "replication": r.replication} for r in runs],
+    }
+    plan_json = out / "plan.json.tmp"
+    try:  # under a temporary name and renamed, as every file of the store
+        plan_json.write_text(json.dumps(snapshot, indent=1) + "\n", encoding="utf-8")
+        os.replace(plan_json, out / "plan.json")
+    finally:
+        plan_json.unlink(missing_ok=True)
+    return runs
+
+
+def write_results(out: Path, runs: list[RunSpec], stored: dict[str, pa.Table]) -> None:
     """`results.parquet`: every finished run in plan order; runs of this invocation come from
     memory, earlier ones from the store. Left as it is when it already holds exactly these
     runs (a study re-run on a complete store)."""
