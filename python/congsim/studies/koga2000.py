@@ -28,7 +28,7 @@ STUDY = Study(
             {"tcp.ns2_bugfix": False},
             "the paper's ns-2 let Reno start a second fast retransmit within one window (bugFix_ "
             "off, spec tcp.md 6), which the ns2_2000 profile does not: by default Reno makes about "
-            "half the fast recoveries of the paper's Table 1 here.",
+            "60 % of the fast recoveries of the paper's Table 1 here.",
         ),
         Variant(
             "access-whole-ms",
@@ -60,8 +60,8 @@ STUDY = Study(
         "priority 2, both borrowing, 200 packets each; spec ip.md 4.4). "
         "Unstated values follow spec tcp.md 7.5 (window 128, access delays 3-7 ms, CBR access "
         "links at 100 Mbps, 500-byte packets, the 'multiple CBR' staircase). As ns-2.35 in "
-        "the spec's evidence, Reno makes about half the paper's fast recoveries and a few "
-        "more timeouts: the paper's ns-2 allowed a second fast retransmit per window "
+        "the spec's evidence, Reno makes about 60 % of the paper's fast recoveries and half "
+        "again as many timeouts: the paper's ns-2 allowed a second fast retransmit per window "
         "(bugFix_ off), which the ns2_2000 profile does not. Tables 3 and 6 ('multiple CBR' "
         "and 'hard shaper') describe one configuration with different published values."
     ),
