@@ -83,8 +83,9 @@ pub(crate) struct SenderCore {
     pub(crate) controller: Controller,
     /// `snd_una` as the controller last heard of it (`Self::tell_controller`).
     told_controller_to: u64,
-    /// Delivery-rate sampling, for a controller that reads it (`None` for the others).
-    pub(crate) rate: Option<RateSampler>,
+    /// Delivery-rate sampling, for a controller that reads it (`None` for the others; boxed,
+    /// so that the others do not carry its room).
+    pub(crate) rate: Option<Box<RateSampler>>,
     /// RFC 6675's pipe, in segments, as the SACK recovery last set it (`None` outside its
     /// recovery): what a controller that sizes the window by the flight reads during a repair.
     pub(crate) recovery_pipe: Option<u64>,
@@ -164,7 +165,7 @@ impl SenderCore {
             controller: Controller::new(cfg.congestion_control),
             told_controller_to: 0,
             rate: Controller::samples_delivery_rate(cfg.congestion_control)
-                .then(|| RateSampler::new(cfg.mss)),
+                .then(|| Box::new(RateSampler::new(cfg.mss))),
             recovery_pipe: None,
             pacing_rate_bps: None,
             pacing_release: SimTime::ZERO,

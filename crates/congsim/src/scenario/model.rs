@@ -130,7 +130,7 @@ pub struct ResolvedLink {
     /// feeder's order, which is what hop fusion needs.
     pub single_feeder: Option<LinkId>,
     /// The cell port of an ATM link; `None` for an IP link.
-    pub atm: Option<AtmPort>,
+    pub atm: Option<Box<AtmPort>>,
 }
 
 impl Hop for ResolvedLink {
@@ -252,7 +252,8 @@ pub struct Scenario {
     pub flow_monitor: bool,
     /// Scheduled events in time order (file order at one instant).
     pub events: Vec<ResolvedEvent>,
-    /// The file as parsed, for echoing the configuration next to results.
+    /// The file as parsed, without its nodes, links and flows (`nodes`, `links` and `flows`
+    /// hold them resolved): what later checks name fields of.
     pub source: ScenarioFile,
     /// Settings that are allowed but do nothing or defeat themselves.
     pub warnings: Vec<ScenarioWarning>,

@@ -15,6 +15,7 @@ use congsim_ip::LinkStats;
 use congsim_ip::link::FlowCounts;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::{ReceiverStats, SenderStats};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The measurement window as the run goes: the readings at its edges, and the shortcuts (hop
@@ -150,12 +151,13 @@ pub(super) struct Reading {
 }
 
 impl Reading {
-    /// What was counted since `start` (`None`: since the beginning of the run).
-    pub(super) fn since(&self, start: Option<&Self>) -> Self {
+    /// What was counted since `start` (`None`: since the beginning of the run, which is this
+    /// reading itself: borrowed, since a large network's reading is large).
+    pub(super) fn since(&self, start: Option<&Self>) -> Cow<'_, Self> {
         let Some(start) = start else {
-            return self.clone();
+            return Cow::Borrowed(self);
         };
-        Self {
+        Cow::Owned(Self {
             flows: (self.flows.iter().zip(&start.flows))
                 .map(|((sent, received), (sent0, received0))| {
                     (sent.since(sent0), received.since(received0))
@@ -167,6 +169,6 @@ impl Reading {
             cbr: (self.cbr.iter().zip(&start.cbr))
                 .map(|(c, c0)| c.since(c0))
                 .collect(),
-        }
+        })
     }
 }

@@ -72,7 +72,7 @@ pub(super) fn resolve_atm(
         if let Some(port) = &mut link.atm
             && !hosts.contains(&link.from)
         {
-            *port = AtmPort {
+            **port = AtmPort {
                 switch: abr.then(|| algorithm.config(rate)),
                 ..switch.clone()
             };

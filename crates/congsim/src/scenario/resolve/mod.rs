@@ -135,6 +135,12 @@ impl Scenario {
             schema::TieOrder::Scheduled => TieOrder::Scheduled,
             schema::TieOrder::Random => TieOrder::Random,
         };
+        // The resolved nodes, links and flows stand for the file's lists, which would double a
+        // large network's memory if kept.
+        let mut file = file;
+        let node_names = std::mem::take(&mut file.nodes);
+        (file.links, file.flows) = (Vec::new(), Vec::new());
+        flows.shrink_to_fit();
         let mut scenario = Scenario {
             name: file.name.clone().unwrap_or_else(|| "scenario".to_string()),
             duration,
@@ -142,7 +148,7 @@ impl Scenario {
             replications: file.simulation.replications,
             measure_from: window.measure_from,
             measure_until: window.measure_until,
-            nodes: file.nodes.clone(),
+            nodes: node_names,
             links,
             flows,
             cbr,
@@ -235,7 +241,10 @@ fn resolve_links(
     file: &ScenarioFile,
     lookup: &Lookup<'_>,
 ) -> Result<(Vec<ResolvedLink>, LinkByEnds), ScenarioError> {
-    let mut links: Vec<ResolvedLink> = Vec::new();
+    let directed = file.links.iter().map(|l| 1 + usize::from(l.duplex)).sum();
+    // Sized exactly: a network of millions of links would otherwise carry up to twice its
+    // links' memory in a doubled vector's spare room.
+    let mut links: Vec<ResolvedLink> = Vec::with_capacity(directed);
     let mut link_by_ends = LinkByEnds::new();
     let mut fq_queues = 0u64;
     for (i, spec) in file.links.iter().enumerate() {
@@ -309,14 +318,16 @@ fn resolve_links(
                 capture: false,
                 single_feeder: None,
                 // The port's policy depends on whether `from` is a host (resolve_atm).
-                atm: spec.atm.then_some(AtmPort {
-                    capacity_cells: None,
-                    policy: UbrPolicy::TailDrop,
-                    ppd_after_overflow: false,
-                    random_contention: false,
-                    host_adapter: true,
-                    switch: None,
-                    vbr: None,
+                atm: spec.atm.then(|| {
+                    Box::new(AtmPort {
+                        capacity_cells: None,
+                        policy: UbrPolicy::TailDrop,
+                        ppd_after_overflow: false,
+                        random_contention: false,
+                        host_adapter: true,
+                        switch: None,
+                        vbr: None,
+                    })
                 }),
             });
         }
