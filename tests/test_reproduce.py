@@ -223,16 +223,19 @@ def test_koga2000_tables_and_orderings(cli, tmp_path):
     claims = pd.read_csv(tmp_path / "koga2000" / "claims.csv")
     assert len(claims) == 28, claims["claim"]
     # The orderings of Tables 1-3 hold but NewReno over Reno under bursts; with the a-priori
-    # window of 128 (G42) Reno keeps 31-34 % beside SACK, not the paper's 40 % (ns-2.35 on the
-    # same set-up: 31-45 %); what does not hold (the multiple-CBR staircase) is pinned too, so
-    # that a model change that moves a verdict shows up here.
+    # window of 128 (G42) Reno keeps 31-34 % beside SACK with CBR on the link, not the paper's
+    # 40 %, and 44 % with TCP alone (across the band's edge; ns-2.35 on the same set-up: 31-45 %);
+    # what does not hold (the multiple-CBR staircase) is pinned too, so that a model change that
+    # moves a verdict shows up here.
     orderings = claims[claims["claim"].str.contains("gets more throughput than|times out more often than")]
     verdict = claims.set_index("claim")["verdict"]
     assert len(orderings) == 14, orderings["claim"]
     assert verdict["burst: NewReno gets more throughput than Reno"] == "not significant"
     assert (orderings["verdict"] == "holds").sum() == 13, orderings[["claim", "verdict"]]
-    for case in ("only-tcp", "large-cbr", "multiple-cbr"):
-        assert verdict[f"{case}: Reno keeps about 40 % of the total beside SACK (0.36-0.44)"] == "fails"
+    share = "Reno keeps about 40 % of the total beside SACK (0.36-0.44)"
+    assert verdict[f"only-tcp: {share}"] == "not significant"
+    for case in ("large-cbr", "multiple-cbr"):
+        assert verdict[f"{case}: {share}"] == "fails"
     multiple = (
         "newreno: multiple small CBR streams leave less throughput than one large one, 76.9 against 78.2"
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -276,3 +276,16 @@ def test_longest_first_orders_by_the_simulated_duration(root):
     ]
     assert [t.key for t in runner.longest_first(pending)] == ["c", "b", "f", "a", "e", "d"]
     assert runner.simulated_seconds(task("x", "bogus")) == 0.0
+
+
+def test_a_variant_that_reads_a_metric_another_way_judges_the_defaults_runs(study, tmp_path, executions):
+    kbps = Metric("summary", "total_goodput_bps", 1e-3, "throughput, read in kb/s")
+    reading = Variant("in-kbps", {}, "the same runs, read another way", metrics={"throughput_mbps": kbps})
+    outcome = reproduce(replace(study, variants=(reading,)), tmp_path, workers=1)
+    assert not outcome.failures
+    assert len(executions.keys) == len(set(executions.keys)) == 8, "the variant runs nothing of its own"
+    (variant,) = outcome.variants
+    ours = variant.comparison.set_index(["label", "tcp.variant"])["mean"]
+    default = outcome.comparison.set_index(["label", "tcp.variant"])["mean"]
+    assert (ours / default).round(9).eq(1000.0).all(), (ours, default)
+    assert (variant.comparison["verdict"] == "differs").all(), "5 Mb/s read as kb/s misses 5.0"

@@ -375,6 +375,19 @@ sequence_trace = true
     // The summary's mean weighs every segment sent by transfers after `measure_from` (0 here).
     let pooled = f64_col(&r, "summary", "transfer_cwnd_mean")[0];
     assert!((pooled - all_sum / all_sends).abs() < 1e-9, "{pooled}");
+    // The per-transfer reading weighs every transfer that sent alike: a different number
+    // when transfers of different lengths hold different windows.
+    let sent: Vec<f64> = cwnd_means.iter().copied().filter(|m| !m.is_nan()).collect();
+    let per_transfer = f64_col(&r, "summary", "transfer_cwnd_per_transfer_mean")[0];
+    let expected = sent.iter().sum::<f64>() / sent.len() as f64;
+    assert!(
+        (per_transfer - expected).abs() < 1e-9,
+        "{per_transfer} vs {expected}"
+    );
+    assert!(
+        (per_transfer - pooled).abs() > 1e-3,
+        "{per_transfer} vs {pooled}"
+    );
 }
 
 /// A capture on links that carry declared flows, random transfers and CBR datagrams writes every

@@ -355,6 +355,10 @@ class Variant:
     #: Replications of each configuration, where the variant is the plan run longer (an
     #: exploratory run beside the pre-registered count; `--replications` overrides it too).
     replications: int | None = None
+    #: Metrics read another way than the study's, by name: the variant judges its runs, and
+    #: the claims on those metrics, by these. A variant with no overrides then judges the
+    #: default's very runs (`reproduce` runs them once).
+    metrics: Mapping[str, Metric] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

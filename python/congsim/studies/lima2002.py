@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from congsim.studies.declare import Metric, Study, load_claims
+from congsim.studies.declare import Metric, Study, Variant, load_claims
 
 #: How each metric is computed from a run.
 METRICS = {
@@ -27,6 +27,14 @@ METRICS = {
     "bandwidth_kbps": Metric("summary", "transfer_bandwidth_mean_bps", 1e-3, "mean bandwidth per transfer"),
 }
 
+#: Guess G23's other reading: each transfer's own mean window counts once.
+CWND_PER_TRANSFER = Metric(
+    "summary",
+    "transfer_cwnd_per_transfer_mean",
+    1.0,
+    "mean over the transfers of each one's mean cwnd (segments)",
+)
+
 STUDY = Study(
     name="lima2002",
     title="TCP loss recovery with web and FTP traffic over RED: Limited Transmit (seed 002)",
@@ -50,5 +58,15 @@ STUDY = Study(
         "NewReno, which repairs them, keeps the gain. The two mechanism claims check this, "
         "and ns-2.35 on the same network finds the same ratios (bench/lima_ns2.py); the "
         "paper's FTP windows must have lost fewer segments each."
+    ),
+    variants=(
+        Variant(
+            "cwnd-per-transfer",
+            {},
+            "guess G23's other reading of the paper's 'average congestion window size': each "
+            "transfer's mean window counts once, however many segments it sent (the default weighs "
+            "every segment alike, a reading chosen because it matched). The same runs, judged so.",
+            metrics={"cwnd": CWND_PER_TRANSFER},
+        ),
     ),
 )

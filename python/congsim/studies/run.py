@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -191,8 +191,6 @@ def _work(
 ) -> _Work:
     """Prepares the stores of a study's default and variants (`plan.json`, `runs/`) and finds
     which runs to execute, which to copy and which to give another's tables (nothing runs)."""
-    from dataclasses import replace
-
     from congsim.sweep import load_plan
     from congsim.sweep.runner import prepare_store, tasks
 
@@ -297,7 +295,10 @@ def _finish(study: Study, store: _Store) -> None:
     if not store.failures:
         sweep = SweepOutcome(store.plan, store.folder, store.runs, store.failures, executed=0)
         ns2 = store.variant is None
-        store.comparison, store.claims = _judge(study, sweep, store.plan.parameters, store.folder, ns2)
+        judged = study
+        if store.variant is not None and store.variant.metrics:
+            judged = replace(study, metrics={**study.metrics, **store.variant.metrics})
+        store.comparison, store.claims = _judge(judged, sweep, store.plan.parameters, store.folder, ns2)
 
 
 def _outcome(study: Study, stores: list[_Store]) -> StudyOutcome:

@@ -740,6 +740,16 @@ fn push_transfer_means(summary: &mut Table, suffix: &str, measured: &[&FlowState
         format!("transfer_cwnd_mean{suffix}"),
         Column::F64(vec![cwnd_sum / sends as f64]),
     );
+    // The other reading of "average congestion window" (guess G23's variant): each transfer's
+    // own mean window counts once, however many segments it sent.
+    let per_transfer: Vec<f64> = (measured.iter().map(|f| f.sender.stats()))
+        .filter(|st| st.data_pkts_sent > 0)
+        .map(|st| st.cwnd_mean_at_sends())
+        .collect();
+    summary.push(
+        format!("transfer_cwnd_per_transfer_mean{suffix}"),
+        Column::F64(vec![mean(&per_transfer)]),
+    );
     summary.push(
         format!("transfer_bandwidth_mean_bps{suffix}"),
         Column::F64(vec![mean(&bandwidths)]),
