@@ -22,12 +22,15 @@ pub enum SizeLaw {
     },
 }
 
+/// The shapes of seed 002's web law that the paper does not print: SURGE's (guesses G21, G22).
+pub const SEED002_WEB_SIGMA: f64 = 1.318;
+pub const SEED002_WEB_ALPHA: f64 = 1.1;
+
 impl SizeLaw {
-    /// Seed 002's web objects (spec §5.3): body mean 7247 B (σ = 1.318, SURGE), tail mean
-    /// 10558 B (α = 1.1), body weight 0.88, truncated at `max_bytes`.
-    pub fn seed002_web(max_bytes: f64) -> Self {
-        let sigma: f64 = 1.318;
-        let alpha = 1.1;
+    /// Seed 002's web objects (spec §5.3): body mean 7247 B (lognormal, `ln X` of deviation
+    /// `sigma`), tail mean 10558 B (Pareto of shape `alpha` > 1), body weight 0.88, truncated
+    /// at `max_bytes`. The printed means hold whatever the shapes.
+    pub fn seed002_web(max_bytes: f64, sigma: f64, alpha: f64) -> Self {
         Self::WebMixture {
             body_probability: 0.88,
             mu: 7247f64.ln() - sigma * sigma / 2.0,
@@ -195,17 +198,37 @@ mod tests {
 
     #[test]
     fn seed002_web_mixture_has_the_spec_parameters_and_mean() {
-        let SizeLaw::WebMixture { mu, k, .. } = SizeLaw::seed002_web(f64::INFINITY) else {
+        let SizeLaw::WebMixture { mu, k, .. } =
+            SizeLaw::seed002_web(f64::INFINITY, SEED002_WEB_SIGMA, SEED002_WEB_ALPHA)
+        else {
             unreachable!()
         };
         //= ip.md §5.3: μ = 8.020, k = 959.8 B, mixture mean 7644 B
         assert!((mu - 8.020).abs() < 5e-4, "{mu}");
         assert!((k - 959.8).abs() < 0.05, "{k}");
-        let mean = SizeLaw::seed002_web(f64::INFINITY).mean_bytes();
+        let mean =
+            SizeLaw::seed002_web(f64::INFINITY, SEED002_WEB_SIGMA, SEED002_WEB_ALPHA).mean_bytes();
         assert!((mean - 7644.0).abs() < 1.0, "{mean}");
         // Truncating at 10 MB removes part of the Pareto tail's mean.
-        let truncated = SizeLaw::seed002_web(10e6).mean_bytes();
+        let truncated =
+            SizeLaw::seed002_web(10e6, SEED002_WEB_SIGMA, SEED002_WEB_ALPHA).mean_bytes();
         assert!(truncated < mean && truncated > 7000.0, "{truncated}");
+        // Other shapes keep the printed means (body 7247 B, tail 10 558 B) and move the rest:
+        // a narrower body has a larger median, a lighter tail a larger minimum.
+        let other = SizeLaw::seed002_web(f64::INFINITY, 1.0, 1.5);
+        assert!(
+            (other.mean_bytes() - 7644.0).abs() < 1.0,
+            "{}",
+            other.mean_bytes()
+        );
+        let SizeLaw::WebMixture { mu: mu1, k: k1, .. } = other else {
+            unreachable!()
+        };
+        assert!(
+            (mu1 - (7247f64.ln() - 0.5)).abs() < 1e-12 && mu1 > mu,
+            "{mu1}"
+        );
+        assert!((k1 - 10_558.0 / 3.0).abs() < 1e-9 && k1 > k, "{k1}");
     }
 
     #[test]
@@ -218,7 +241,7 @@ mod tests {
         let mean = (0..n).map(|_| exp.draw(&mut rng) as f64).sum::<f64>() / n as f64;
         assert!((mean / 524_288.0 - 1.0).abs() < 0.01, "{mean}");
         // A light-tailed check of the mixture: truncated at 100 KB its sample mean converges.
-        let web = SizeLaw::seed002_web(100_000.0);
+        let web = SizeLaw::seed002_web(100_000.0, SEED002_WEB_SIGMA, SEED002_WEB_ALPHA);
         let draws: Vec<u64> = (0..n).map(|_| web.draw(&mut rng)).collect();
         assert!(draws.iter().all(|&x| x <= 100_000));
         let mean = draws.iter().map(|&x| x as f64).sum::<f64>() / n as f64;

@@ -618,6 +618,24 @@ fn malformed_scenarios_get_exact_messages() {
             "bad.toml: transfers[0].max_size: is so small that fewer than 1 % of the size law's draws stay under it (line 16, column 12)",
         ),
         (
+            "a web body of no spread",
+            Box::new(|b| {
+                format!(
+                    "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nweb_sigma = 0.0\narrivals_per_second = 1.0\n"
+                )
+            }),
+            "bad.toml: transfers[0].web_sigma: must be in (0, 4]; got 0 (line 16, column 13)",
+        ),
+        (
+            "a web tail of infinite mean",
+            Box::new(|b| {
+                format!(
+                    "{b}[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"web\"\nweb_alpha = 1.0\narrivals_per_second = 1.0\n"
+                )
+            }),
+            "bad.toml: transfers[0].web_alpha: must be in (1, 10]; got 1 (line 16, column 13)",
+        ),
+        (
             "VBR on period shorter than a packet",
             Box::new(|b| {
                 format!(
@@ -811,6 +829,17 @@ fn warnings_of(text: &str) -> Vec<String> {
 #[test]
 fn settings_that_do_nothing_are_warned_about() {
     assert!(warnings_of(BASE).is_empty());
+    // A web shape beside another size law (allowed, so one plan-wide setting can sweep both).
+    let transfers = |sizes: &str| {
+        format!(
+            "{BASE}\n[[transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"{sizes}\"\nweb_alpha = 1.5\narrivals_per_second = 1.0\n"
+        )
+    };
+    assert_eq!(
+        warnings_of(&transfers("exponential")),
+        ["transfers[0].web_alpha: does nothing: it shapes sizes = \"web\" only"]
+    );
+    assert!(warnings_of(&transfers("web")).is_empty());
     // A scripted drop on the ACK direction of the flow: its data never crosses b->a.
     let drop = format!(
         "{BASE}name = \"f\"\n[[drops]]\nflow = \"f\"\npacket = 3\nfrom = \"b\"\nto = \"a\"\n"

@@ -5,6 +5,7 @@
 use super::ScenarioError;
 use super::limits::{Limits, grouped};
 use super::model::{QueueDiscipline, Scenario, ScenarioWarning};
+use super::schema::SizeLawName;
 use congsim_core::{FlowId, LinkId};
 use congsim_ip::{QueueLimit, ScriptedAction};
 use congsim_tcp::CongestionControl;
@@ -335,6 +336,18 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
     }
     if let Some(warning) = dctcp_without_marks(s, scripted) {
         out.push(warning);
+    }
+    // Allowed beside any law, so that one plan-wide setting can sweep web and other sizes.
+    for (i, t) in s.source.transfers.iter().enumerate() {
+        let shapes = [("web_sigma", t.web_sigma), ("web_alpha", t.web_alpha)];
+        for (name, _) in shapes.iter().filter(|(_, v)| v.is_some()) {
+            if t.sizes != SizeLawName::Web {
+                out.push(ScenarioWarning {
+                    path: format!("transfers[{i}].{name}"),
+                    message: "does nothing: it shapes sizes = \"web\" only".to_string(),
+                });
+            }
+        }
     }
     let mut linked = vec![false; s.nodes.len()];
     for link in &s.links {

@@ -7,7 +7,7 @@ use crate::scenario::checks;
 use crate::scenario::model::*;
 use crate::scenario::routes::Routes;
 use crate::scenario::schema::*;
-use crate::transfers::SizeLaw;
+use crate::transfers::{SEED002_WEB_ALPHA, SEED002_WEB_SIGMA, SizeLaw};
 use congsim_core::FlowId;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
@@ -65,7 +65,22 @@ pub(super) fn resolve_transfers(
                 mean_bytes: mean as f64,
             }
         }
-        SizeLawName::Web => SizeLaw::seed002_web(max_bytes),
+        SizeLawName::Web => {
+            let shape = |value: Option<f64>, name: &str, default: f64, low: f64, high: f64| {
+                let value = value.unwrap_or(default);
+                if value.is_finite() && value > low && value <= high {
+                    Ok(value)
+                } else {
+                    Err(ctx.err(
+                        field(name),
+                        format!("must be in ({low}, {high}]; got {value}"),
+                    ))
+                }
+            };
+            let sigma = shape(spec.web_sigma, "web_sigma", SEED002_WEB_SIGMA, 0.0, 4.0)?;
+            let alpha = shape(spec.web_alpha, "web_alpha", SEED002_WEB_ALPHA, 1.0, 10.0)?;
+            SizeLaw::seed002_web(max_bytes, sigma, alpha)
+        }
         SizeLawName::Surge98 => SizeLaw::surge98(max_bytes),
     };
     if sizes.kept_fraction() < 0.01 {

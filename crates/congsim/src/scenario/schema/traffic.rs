@@ -56,6 +56,14 @@ pub struct TransferSpec {
     /// Largest web object; larger draws are drawn again (default 10MB).
     #[serde(default)]
     pub max_size: Option<SizeText>,
+    /// `web` sizes: the σ of the lognormal body's `ln X`, in (0, 4] (default 1.318, SURGE's);
+    /// the body's mean stays seed 002's 7247 B (μ follows).
+    #[serde(default)]
+    pub web_sigma: Option<f64>,
+    /// `web` sizes: the Pareto tail's shape α, in (1, 10] (default 1.1, SURGE's); the tail's
+    /// mean stays seed 002's 10 558 B (its minimum follows).
+    #[serde(default)]
+    pub web_alpha: Option<f64>,
     #[serde(default)]
     pub arrivals_per_second: Option<f64>,
     /// Offered load as a fraction of `capacity` (payload bytes).
