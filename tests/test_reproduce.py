@@ -46,6 +46,10 @@ UNINFORMATIVE = {
         "often as the table's other cells; every fairness band holds 1.0, and the paper's "
         "differences in the third and fourth decimal are not an order ours reproduce"
     ),
+    "lima2002": (
+        "its only printed numbers are approximate web windows (about 6 segments, then 3); ours, "
+        "as ns-2's on the same set-up, are 8.3 falling to 3.9, so no cell agrees"
+    ),
 }
 
 
@@ -171,8 +175,8 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
     only for NewReno under heavy FTP traffic; elsewhere it cuts less, or not at all for Reno under
     FTP, where the timeout causes explain why. Which claims hold is pinned (paired over
     replications), so a change in the TCP models that moves a verdict shows up here. Web windows
-    halve from light to heavy load as the paper's do (about 6 segments, then 3), but at light load
-    they are about 7.4, outside the paper's band."""
+    halve from light to heavy load as the paper's do (about 6 segments, then 3), but from about
+    8.3 to 3.9 (ns-2.35 on this set-up: 8.2 to 4.0), outside every one of the paper's bands."""
     done = run_congsim("reproduce", "lima2002", "--out", str(tmp_path), timeout=900)
     assert done.returncode == 0, done.stderr
     claims = pd.read_csv(tmp_path / "lima2002" / "claims.csv").set_index("claim")
@@ -182,9 +186,10 @@ def test_lima2002_limited_transmit_claims(cli, tmp_path):
     comparison = pd.read_csv(tmp_path / "lima2002" / "comparison.csv")
     load = comparison["transfers[0].load"]
     light, heavy = comparison[load.isin([0.2, 0.4])], comparison[load == 0.8]
-    assert len(light) == 12 and (light["verdict"] == "differs").all(), light
-    assert (heavy["verdict"] != "differs").all(), heavy
+    assert len(light) == 12 and (comparison["verdict"] == "differs").all(), comparison
     assert heavy["mean"].max() < 0.6 * light["mean"].min()
+    # ns-2 on the same set-up measures the same windows (its two replications make a wide band).
+    assert (comparison["ns2_verdict"] == "agrees").all(), comparison["ns2_verdict"]
     cuts = claims[claims.index.str.contains("% fewer RTOs than")]["verdict"]
     assert cuts.to_dict() == {
         "web, load 0.7: reno-lt has 26 % fewer RTOs than reno (LT/no LT 0.666-0.814)": "fails",

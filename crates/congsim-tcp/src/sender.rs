@@ -381,4 +381,28 @@ mod tests {
         s.on_ack(deadline, &TcpHeader::ack(sent_before, 0));
         assert_eq!(s.ca_state(), CaState::Open);
     }
+
+    #[test]
+    fn the_window_a_transfer_sends_with_leaves_its_syn_out() {
+        let cfg = SenderConfig {
+            rwnd: 100,
+            syn: true,
+            initial_window: 2,
+            ..Profile::Ns2_2000.sender(Variant::Reno)
+        };
+        let mut s = TcpSender::new(cfg, SimDuration::ZERO);
+        let mut out = Vec::new();
+        s.start(SimTime::ZERO, Some(10 * 1000));
+        s.drain_transmit(&mut out);
+        assert_eq!(out.len(), 1, "the SYN alone");
+        // The SYN's ACK applies the initial window: two data segments go out at cwnd 2.
+        s.on_ack(SimTime::from_millis(100), &TcpHeader::ack(1, 0));
+        out.clear();
+        s.drain_transmit(&mut out);
+        assert_eq!(out.len(), 2);
+        let stats = s.stats();
+        assert_eq!(stats.data_pkts_sent, 3, "the SYN is a packet sent");
+        assert_eq!(stats.cwnd_sends, 2);
+        assert_eq!(stats.cwnd_mean_at_sends(), 2.0, "not (1 + 2 + 2) / 3");
+    }
 }

@@ -379,7 +379,10 @@ impl SenderCore {
         }
         self.stats.data_pkts_sent += 1;
         self.stats.data_bytes_sent += u64::from(payload);
-        self.stats.cwnd_sum_at_sends += self.window.cwnd_segments();
+        if !is_syn {
+            self.stats.cwnd_sum_at_sends += self.window.cwnd_segments();
+            self.stats.cwnd_sends += 1;
+        }
         if is_retransmission {
             self.stats.retx_pkts += 1;
             self.stats.retx_bytes += u64::from(payload);

@@ -158,8 +158,11 @@ pub struct SenderStats {
     /// Sum of the tick-quantised samples, in seconds.
     pub rtt_quantised_sum_s: f64,
     /// Sum over data transmissions of cwnd (segments) as each was sent: seed 002 reports the
-    /// mean congestion window a connection sends with.
+    /// mean congestion window a connection sends with. A SYN carries no data and is left out
+    /// (ns-2's measure in bench/lima_ns2.py skips it too).
     pub cwnd_sum_at_sends: f64,
+    /// The transmissions `cwnd_sum_at_sends` sums over: `data_pkts_sent` less SYNs.
+    pub cwnd_sends: u64,
 }
 
 impl SenderStats {
@@ -218,6 +221,7 @@ impl SenderStats {
             rtt_max_s: self.rtt_max_s,
             rtt_quantised_sum_s: self.rtt_quantised_sum_s - start.rtt_quantised_sum_s,
             cwnd_sum_at_sends: self.cwnd_sum_at_sends - start.cwnd_sum_at_sends,
+            cwnd_sends: self.cwnd_sends - start.cwnd_sends,
         }
     }
 
@@ -241,10 +245,10 @@ impl SenderStats {
 
     /// Mean cwnd (segments) over the data segments sent; NaN before the first.
     pub fn cwnd_mean_at_sends(&self) -> f64 {
-        if self.data_pkts_sent == 0 {
+        if self.cwnd_sends == 0 {
             f64::NAN
         } else {
-            self.cwnd_sum_at_sends / self.data_pkts_sent as f64
+            self.cwnd_sum_at_sends / self.cwnd_sends as f64
         }
     }
 }

@@ -729,12 +729,12 @@ fn push_transfer_means(summary: &mut Table, suffix: &str, measured: &[&FlowState
         format!("transfer_rtt_mean_s{suffix}"),
         Column::F64(vec![mean(&rtts)]),
     );
-    // Every segment sent weighs the same, so long transfers weigh more: seed 002's mean
-    // window (about 6 segments below load 0.6 and 3 above for web objects) matches this
-    // reading, not the mean of per-transfer means (about 3 at every load).
+    // Every data segment sent weighs the same, so long transfers weigh more (guess G23: this
+    // reading halves from light to heavy load as seed 002's windows do; the mean of
+    // per-transfer means, below, stays near 3 at every load).
     let (cwnd_sum, sends) = measured.iter().fold((0.0, 0), |(sum, n), f| {
         let st = f.sender.stats();
-        (sum + st.cwnd_sum_at_sends, n + st.data_pkts_sent)
+        (sum + st.cwnd_sum_at_sends, n + st.cwnd_sends)
     });
     summary.push(
         format!("transfer_cwnd_mean{suffix}"),
@@ -743,7 +743,7 @@ fn push_transfer_means(summary: &mut Table, suffix: &str, measured: &[&FlowState
     // The other reading of "average congestion window" (guess G23's variant): each transfer's
     // own mean window counts once, however many segments it sent.
     let per_transfer: Vec<f64> = (measured.iter().map(|f| f.sender.stats()))
-        .filter(|st| st.data_pkts_sent > 0)
+        .filter(|st| st.cwnd_sends > 0)
         .map(|st| st.cwnd_mean_at_sends())
         .collect();
     summary.push(
