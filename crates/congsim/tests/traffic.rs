@@ -350,12 +350,17 @@ sequence_trace = true
     let seq_flows = str_col_of(r.table("sequence"), "flow");
     let seq_events = str_col_of(r.table("sequence"), "event");
     let seq_cwnd = f64_col(&r, "sequence", "cwnd");
+    let seq_numbers = f64_col(&r, "sequence", "seq");
     let cwnd_means = f64_col(&r, "transfers", "cwnd_mean");
     let (mut all_sum, mut all_sends) = (0.0, 0.0);
     for (k, name) in names.iter().enumerate() {
+        // Packet 0 is the SYN (`ns2_2002` opens with one): it carries no data, and the window
+        // means leave it out.
         let at_sends: Vec<f64> = (0..seq_flows.len())
             .filter(|&i| {
-                seq_flows[i] == *name && matches!(seq_events[i].as_str(), "send" | "retransmit")
+                seq_flows[i] == *name
+                    && matches!(seq_events[i].as_str(), "send" | "retransmit")
+                    && seq_numbers[i] > 0.0
             })
             .map(|i| seq_cwnd[i])
             .collect();
