@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from congsim.studies.declare import Metric, Study, load_claims
+from congsim.studies.declare import Metric, Study, Variant, load_claims
 
 VARIANTS = ("reno", "newreno", "sack")
 
@@ -42,5 +42,21 @@ STUDY = Study(
         "bottleneck, 2 x 5 % CBR, 200 s with 20 s warm-up, 10 replications); S1's web traffic is "
         "split into three groups of equal load, one per variant, each with Limited Transmit, at "
         "total loads 0.3 to 0.9. Each claim pools the four loads, replication by replication."
+    ),
+    # lima2002's sensitivity variants for the web law's guessed shapes, fixed before running and
+    # applied to all three groups.
+    variants=(
+        Variant(
+            "web-sigma-1",
+            {f"transfers[{g}].web_sigma": 1.0 for g in range(len(VARIANTS))},
+            "sensitivity to guess G21, as lima2002's: the web body's sigma at 1.0, ns-2's "
+            "RandomVariable/LogNormal default, instead of SURGE's 1.318 (the printed means kept).",
+        ),
+        Variant(
+            "web-alpha-1.5",
+            {f"transfers[{g}].web_alpha": 1.5 for g in range(len(VARIANTS))},
+            "sensitivity to guess G22, as lima2002's: the web tail's alpha at 1.5, ns-2's "
+            "RandomVariable/Pareto default, instead of SURGE's 1.1 (the printed means kept).",
+        ),
     ),
 )
