@@ -8,6 +8,7 @@ cargo test --workspace --exclude congsim-py --quiet
 .venv/bin/ruff check python tests bench docs examples
 .venv/bin/ruff format --check python tests bench docs examples
 .venv/bin/mypy
-.venv/bin/python -m pytest -q
+# One test per core (pytest-xdist): the study reproductions dominate and run side by side.
+.venv/bin/python -m pytest -q -n auto
 # The user guide, warnings as errors; it runs the example gallery (examples/plot_*.py).
 .venv/bin/sphinx-build -W --keep-going -q -b html docs out/docs
