@@ -236,6 +236,7 @@ def _observation_scenarios() -> Iterator[Any]:
     duration when that is shorter), and a small network with two TCP variants, one of them
     traced change by change, and a self-defeating setting."""
     import congsim
+    from congsim.sweep.runner import duration_seconds
 
     on = {
         "metrics.series_interval": "1s",
@@ -251,7 +252,9 @@ def _observation_scenarios() -> Iterator[Any]:
         # its later events would be refused ("not before the end of the run"). One shorter than
         # 3 s keeps its own (the 1 Gbps fat tree's 0.2 s: 3 s of it took 40 s).
         window: dict[str, str] = {}
-        if "events" not in scenario and _seconds(scenario["simulation"]["duration"]) > 3:
+        seconds = duration_seconds(scenario["simulation"]["duration"])
+        assert seconds is not None, f"{path}: a duration congsim_reference cannot read"
+        if "events" not in scenario and seconds > 3:
             window = {
                 "simulation.duration": "3s",
                 "simulation.measure_from": "0s",
@@ -275,14 +278,6 @@ def _observation_scenarios() -> Iterator[Any]:
         },
         source="two-variants",
     )
-
-
-def _seconds(duration: str) -> float:
-    """A scenario file's duration (`"0.2s"`, `"500ms"`) in seconds."""
-    found = re.fullmatch(r"([0-9.]+)\s*(s|ms|us|ns)", duration.strip())
-    assert found, f"a duration congsim_reference cannot read: {duration!r}"
-    scale = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[found.group(2)]
-    return float(found.group(1)) * scale
 
 
 def observed_columns() -> dict[str, list[str]]:

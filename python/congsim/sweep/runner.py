@@ -173,8 +173,14 @@ def simulated_seconds(task: Task) -> float:
     for path, value in json.loads(task.overrides_json):
         if path == "simulation.duration":
             duration = value
-    match = _DURATION.fullmatch(duration) if isinstance(duration, str) else None
-    return float(match[1]) * _SECONDS_PER[match[2]] if match else 0.0
+    seconds = duration_seconds(duration) if isinstance(duration, str) else None
+    return seconds if seconds is not None else 0.0
+
+
+def duration_seconds(duration: str) -> float | None:
+    """A duration as scenarios write it ("10s", "2.5ms") in seconds; None when it is not one."""
+    match = _DURATION.fullmatch(duration)
+    return float(match[1]) * _SECONDS_PER[match[2]] if match else None
 
 
 #: A duration as scenarios write it ("10s", "2.5ms"), and the seconds of each unit.
