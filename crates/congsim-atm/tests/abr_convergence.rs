@@ -152,7 +152,7 @@ fn run(net: &mut AtmNetwork, until: SimTime, vcs: &[VcId]) -> Vec<f64> {
         }
         heap.pop();
         match e {
-            AtmEvent::PipeHead(p) => net.pipe_head(t, p),
+            AtmEvent::PipeHead(p) => net.pipe_head(t, p, t),
             AtmEvent::SourceWake(vc) => net.source_wake(t, vc),
             AtmEvent::Deliver(_) | AtmEvent::CongestionIndication(_) => {
                 unreachable!("greedy sources send no frames; ERICA sets no CI")

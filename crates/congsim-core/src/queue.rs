@@ -112,6 +112,16 @@ impl<E> Bucket<E> {
         }
     }
 
+    /// The time of the earliest event. The bucket must not be empty.
+    #[inline]
+    fn earliest_time(&self) -> SimTime {
+        let key = match self {
+            Bucket::Scan(events) => events.iter().map(|e| e.0.key).min(),
+            Bucket::Heap(heap) => heap.peek().map(|Reverse(next)| next.key),
+        };
+        key_time(key.expect("an occupied bucket"))
+    }
+
     fn is_empty(&self) -> bool {
         match self {
             Bucket::Scan(events) => events.is_empty(),
@@ -393,6 +403,19 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// The time of the earliest pending event, without taking it (`None` when none is
+    /// pending).
+    pub fn peek_time(&self) -> Option<SimTime> {
+        if self.len == 0 {
+            return None;
+        }
+        // The ring holds everything before its horizon, the far heap everything after.
+        Some(match self.next_occupied() {
+            Some(b) => self.buckets[b].earliest_time(),
+            None => SimTime::from_ps(self.far_earliest),
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -432,9 +455,13 @@ mod tests {
                 q.schedule(SimTime::from_ps(t), seq);
                 reference.insert((t, seq));
                 seq += 1;
-            } else if let Some((t, e)) = q.pop() {
-                assert_eq!(Some((t.as_ps(), e)), reference.pop_first());
-                now = t.as_ps();
+            } else {
+                let earliest = reference.first().map(|&(t, _)| SimTime::from_ps(t));
+                assert_eq!(q.peek_time(), earliest, "peeking");
+                if let Some((t, e)) = q.pop() {
+                    assert_eq!(Some((t.as_ps(), e)), reference.pop_first());
+                    now = t.as_ps();
+                }
             }
         }
         assert_eq!(q.len(), reference.len());

@@ -240,7 +240,8 @@ pub struct Scenario {
     pub efficiency_max: Option<Rate>,
     pub series_interval: Option<SimDuration>,
     /// Offer packets ahead of time to links with a single feeder (an exact shortcut that saves
-    /// one event per fused hop). On from scenario files; tests turn it off to compare.
+    /// one event per fused hop), and pass an ATM pipe's cells on in one event while nothing
+    /// else is due. On from scenario files; tests turn it off to compare.
     pub hop_fusion: bool,
     /// The order of simultaneous arrivals at a node.
     pub tie_order: TieOrder,

@@ -72,10 +72,11 @@ impl<'a> Simulation<'a> {
                         })
                     })
                     .collect();
-                let fed_by_one_link = scenario
-                    .links
-                    .iter()
-                    .map(|l| scenario.hop_fusion && l.single_feeder.is_some())
+                // A cell offered ahead of its arrival would be counted in the sampled queue
+                // early, and release the cells before it early: no fusion under series.
+                let fusion = scenario.hop_fusion && scenario.series_interval.is_none();
+                let fed_by_one_link = (scenario.links.iter())
+                    .map(|l| fusion && l.single_feeder.is_some())
                     .collect();
                 let mut network = AtmNetwork::new(
                     ports,

@@ -540,7 +540,13 @@ impl<'a> Simulation<'a> {
                 }
                 Event::TxDone(link) => self.tx_done(now, link),
                 Event::AtmPipe(port) => {
-                    self.atm_mut().pipe_head(now, port);
+                    // The cells behind the head go on in the same call while nothing queued
+                    // comes first (exact, like hop fusion, and off with it for comparison).
+                    let before = match self.scenario.hop_fusion {
+                        true => self.queue.peek_time().unwrap_or(SimTime::MAX),
+                        false => now,
+                    };
+                    self.atm_mut().pipe_head(now, port, before);
                     self.schedule_atm();
                 }
                 Event::AtmCongestion(vc) => {
