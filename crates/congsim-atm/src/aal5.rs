@@ -34,8 +34,52 @@ pub struct Cell {
     pub eom: bool,
     /// Explicit forward congestion indication (PTI's middle bit), set by congested switches.
     pub efci: bool,
-    /// The RM fields of a resource-management cell (PTI 6); `None` for a user cell.
-    pub rm: Option<RmCell>,
+    /// Where the RM fields of a resource-management cell (PTI 6) are kept; `None` for a user
+    /// cell.
+    pub rm: Option<RmSlot>,
+}
+
+/// A resource-management cell's place in [`RmCells`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RmSlot(u32);
+
+/// The fields of the RM cells in flight, kept out of line: cells cross pipes and buffers by the
+/// million and RM cells are at most one in 32 of an ABR source's, so a cell carries a slot
+/// number (a cell in a pipe takes 32 bytes instead of 72).
+#[derive(Debug, Default)]
+pub struct RmCells {
+    cells: Vec<RmCell>,
+    free: Vec<u32>,
+}
+
+impl RmCells {
+    /// Keeps `rm` until [`Self::remove`]; returns its slot.
+    pub fn insert(&mut self, rm: RmCell) -> RmSlot {
+        match self.free.pop() {
+            Some(i) => {
+                self.cells[i as usize] = rm;
+                RmSlot(i)
+            }
+            None => {
+                self.cells.push(rm);
+                RmSlot(u32::try_from(self.cells.len() - 1).expect("RM cells in flight fit u32"))
+            }
+        }
+    }
+
+    pub fn get(&self, slot: RmSlot) -> &RmCell {
+        &self.cells[slot.0 as usize]
+    }
+
+    pub fn get_mut(&mut self, slot: RmSlot) -> &mut RmCell {
+        &mut self.cells[slot.0 as usize]
+    }
+
+    /// The cell left the network (arrived or dropped): its slot is free again.
+    pub fn remove(&mut self, slot: RmSlot) -> RmCell {
+        self.free.push(slot.0);
+        self.cells[slot.0 as usize]
+    }
 }
 
 /// The fields of an ABR resource-management cell (spec `atm.md` §5.2). Rates are cells/s.

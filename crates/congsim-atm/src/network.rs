@@ -18,7 +18,7 @@
 //! Backward RM cells ride the reverse VC's path but speak for their owner: at each switch on
 //! the way, the port that carries the owner forward writes its feedback into them.
 
-use crate::aal5::{Cell, Reassembled, Reassembler, Segmenter, cells_for};
+use crate::aal5::{Cell, Reassembled, Reassembler, RmCells, Segmenter, cells_for};
 use crate::abr::{AbrDestination, AbrParams, AbrSource, AbrStats, Emitted};
 use crate::erica::IntervalRecord;
 use crate::port::{Port, PortConfig, PortStats};
@@ -97,6 +97,8 @@ pub struct AtmNetwork {
     /// (no VC starts at `p`), so offers to `p` may be made ahead of time.
     fed_by_one_link: Vec<bool>,
     vcs: Vec<Option<Vc>>,
+    /// The RM fields of the RM cells in flight.
+    rm_cells: RmCells,
     scheduled: Vec<(SimTime, AtmEvent)>,
     /// The end of the run: cells that would reach a port after it stay in the pipe, so that
     /// offering ahead of time changes no counter.
@@ -126,6 +128,7 @@ impl AtmNetwork {
                 .map(|f| f && shortcuts)
                 .collect(),
             vcs: Vec::new(),
+            rm_cells: RmCells::default(),
             scheduled: Vec::new(),
             horizon,
             abr,
@@ -272,7 +275,7 @@ impl AtmNetwork {
                     index: 0,
                     eom: false,
                     efci: false,
-                    rm: Some(rm),
+                    rm: Some(self.rm_cells.insert(rm)),
                 },
             };
             self.forward(now, cell, 0);
@@ -282,21 +285,24 @@ impl AtmNetwork {
 
     /// Offers `cell` to hop `hop` of its path at `at`, and on while the next port is fed by one
     /// link alone.
-    fn forward(&mut self, mut at: SimTime, mut cell: Cell, mut hop: usize) {
+    fn forward(&mut self, mut at: SimTime, cell: Cell, mut hop: usize) {
         loop {
             let v = self.vcs[cell.vc as usize].as_ref().expect("an open VC");
             let p = v.path[hop] as usize;
             let last = hop + 1 == v.path.len();
-            if let (Some(rm), Some(f)) = (&mut cell.rm, v.feedback[hop])
-                && rm.backward
-            {
-                self.ports[f as usize]
-                    .as_mut()
-                    .expect("an ATM port")
-                    .feedback(at, rm);
+            if let (Some(slot), Some(f)) = (cell.rm, v.feedback[hop]) {
+                let rm = self.rm_cells.get_mut(slot);
+                if rm.backward {
+                    let switch = self.ports[f as usize].as_mut().expect("an ATM port");
+                    switch.feedback(at, rm);
+                }
             }
+            let rm = cell.rm.map(|slot| self.rm_cells.get(slot));
             let port = self.ports[p].as_mut().expect("an ATM port");
-            let Some(arrive) = port.offer(at, &cell) else {
+            let Some(arrive) = port.offer(at, &cell, rm) else {
+                if let Some(slot) = cell.rm {
+                    self.rm_cells.remove(slot);
+                }
                 return;
             };
             if last {
@@ -326,7 +332,8 @@ impl AtmNetwork {
     /// port admits it).
     fn arrive(&mut self, at: SimTime, cell: Cell) {
         let v = self.vcs[cell.vc as usize].as_mut().expect("an open VC");
-        if let Some(rm) = cell.rm {
+        if let Some(slot) = cell.rm {
+            let rm = self.rm_cells.remove(slot);
             if rm.backward {
                 // Home: the owner's source takes its feedback.
                 let owner = rm.owner;

@@ -141,6 +141,9 @@ pub struct Port {
     vcs: Vec<VcState>,
     /// VCs with cells in the buffer, `N_a`.
     active_vcs: u64,
+    /// The policy reads each VC's cells in the buffer and `N_a` (Selective Drop and FBA):
+    /// only then are they counted, which costs a look at the VC's state per cell.
+    counts_vcs: bool,
     /// Cells propagating: arrival time at the far end, cell, and its next hop on its VC's path.
     pipe: VecDeque<(SimTime, Cell, u16)>,
     stats: PortStats,
@@ -180,6 +183,7 @@ impl Port {
     /// A port for a run that ends at `horizon`.
     pub fn new(config: PortConfig, horizon: SimTime) -> Self {
         let cell_time = SerializationClock::new(config.rate).next_tx_time(u64::from(CELL_BYTES));
+        let counts_vcs = config.policy.reads_vc_occupancy();
         Self {
             clock: SerializationClock::new(config.rate),
             switch: config.switch.clone().map(|s| match s {
@@ -193,6 +197,7 @@ impl Port {
             buffer: VecDeque::new(),
             vcs: Vec::new(),
             active_vcs: 0,
+            counts_vcs,
             pipe: VecDeque::new(),
             stats: PortStats::default(),
             admitted: 0,
@@ -248,10 +253,12 @@ impl Port {
                 break;
             }
             self.buffer.pop_front();
-            let state = &mut self.vcs[vc as usize];
-            state.queued -= 1;
-            if state.queued == 0 {
-                self.active_vcs -= 1;
+            if self.counts_vcs {
+                let state = &mut self.vcs[vc as usize];
+                state.queued -= 1;
+                if state.queued == 0 {
+                    self.active_vcs -= 1;
+                }
             }
         }
     }
@@ -275,13 +282,13 @@ impl Port {
         }
     }
 
-    /// The switch algorithm sees a cell entering the port.
-    fn observe(&mut self, at: SimTime, cell: &Cell) {
+    /// The switch algorithm sees a cell entering the port (`rm`: its RM fields).
+    fn observe(&mut self, at: SimTime, cell: &Cell, rm: Option<&RmCell>) {
         let view = View {
             buffer: &self.buffer,
             vbr: self.vbr.as_ref(),
         };
-        let frm_ccr = cell.rm.filter(|rm| !rm.backward).map(|rm| rm.ccr);
+        let frm_ccr = rm.filter(|rm| !rm.backward).map(|rm| rm.ccr);
         match &mut self.switch {
             Some(Switch::Erica(e)) => e.on_forward_cell(at, cell.vc, frm_ccr, &view),
             Some(Switch::Eprca(e)) => {
@@ -293,12 +300,13 @@ impl Port {
         }
     }
 
-    /// A cell reaches the port at `at` (offers come in time order). Returns when it reaches the
-    /// far end of the link, or `None` if it was dropped.
-    pub fn offer(&mut self, at: SimTime, cell: &Cell) -> Option<SimTime> {
+    /// A cell reaches the port at `at` (offers come in time order), with `rm`, its RM fields
+    /// if it is an RM cell. Returns when it reaches the far end of the link, or `None` if it
+    /// was dropped.
+    pub fn offer(&mut self, at: SimTime, cell: &Cell, rm: Option<&RmCell>) -> Option<SimTime> {
         self.stats.cells_in += 1;
         if self.switch.is_some() {
-            self.observe(at, cell);
+            self.observe(at, cell, rm);
         }
         self.release(at);
         let vc = cell.vc as usize;
@@ -375,10 +383,12 @@ impl Port {
     /// Queues a cell of `vc` arriving at `at`; returns when it reaches the far end. VBR cells
     /// that arrive before the transmitter would take it go first.
     fn admit(&mut self, at: SimTime, vc: u32) -> SimTime {
-        let state = &mut self.vcs[vc as usize];
-        state.queued += 1;
-        if state.queued == 1 {
-            self.active_vcs += 1;
+        if self.counts_vcs {
+            let state = &mut self.vcs[vc as usize];
+            state.queued += 1;
+            if state.queued == 1 {
+                self.active_vcs += 1;
+            }
         }
         let start = loop {
             let start = self.busy_until.max(at);
@@ -513,7 +523,7 @@ mod tests {
                     efci: false,
                     rm: None,
                 };
-                if p.offer(at, &cell).is_some() {
+                if p.offer(at, &cell, None).is_some() {
                     admitted[vc as usize] += 1;
                 }
             }
@@ -539,10 +549,16 @@ mod tests {
     }
 
     #[test]
+    fn a_cell_in_a_pipe_takes_32_bytes() {
+        // Cells cross pipes by the million: RM fields stay out of line (`RmCells`).
+        assert_eq!(std::mem::size_of::<(SimTime, Cell, u16)>(), 32);
+    }
+
+    #[test]
     fn cells_leave_back_to_back_at_the_exact_cell_time() {
         let mut p = port(100, UbrPolicy::TailDrop);
         let arrivals: Vec<SimTime> = frame(0, 0, 12)
-            .map(|c| p.offer(SimTime::ZERO, &c).unwrap())
+            .map(|c| p.offer(SimTime::ZERO, &c, None).unwrap())
             .collect();
         // 424 bits at 155.52 Mb/s = 2.726337448 us a cell, exactly on average; 12 cells take
         // 32.716049 us, then 5 us of propagation.
@@ -557,7 +573,7 @@ mod tests {
         // EOM among them) and nothing more.
         let mut plain = port(10, UbrPolicy::TailDrop);
         let kept = frame(0, 0, 12)
-            .filter(|c| plain.offer(SimTime::ZERO, c).is_some())
+            .filter(|c| plain.offer(SimTime::ZERO, c, None).is_some())
             .count();
         assert_eq!(kept, 10);
         let s = plain.stats_at(SimTime::ZERO);
@@ -570,13 +586,13 @@ mod tests {
         let mut ppd = port(10, UbrPolicy::TailDrop);
         ppd.config.ppd_after_overflow = true;
         for c in frame(1, 0, 9) {
-            ppd.offer(SimTime::ZERO, &c).unwrap();
+            ppd.offer(SimTime::ZERO, &c, None).unwrap();
         }
         let cell_time = SimTime::from_ps(2_726_338);
         let verdicts: Vec<bool> = frame(0, 0, 12)
             .map(|c| {
                 let at = if c.eom { cell_time } else { SimTime::ZERO };
-                ppd.offer(at, &c).is_some()
+                ppd.offer(at, &c, None).is_some()
             })
             .collect();
         let mut expected = vec![true; 1];
@@ -601,10 +617,10 @@ mod tests {
         // its place into the R..K headroom.
         let mut p = port(20, UbrPolicy::Epd { threshold: 0.5 });
         let first: Vec<bool> = frame(0, 0, 12)
-            .map(|c| p.offer(SimTime::ZERO, &c).is_some())
+            .map(|c| p.offer(SimTime::ZERO, &c, None).is_some())
             .collect();
         assert!(first.iter().all(|&ok| ok));
-        assert!(frame(1, 0, 12).all(|c| p.offer(SimTime::ZERO, &c).is_none()));
+        assert!(frame(1, 0, 12).all(|c| p.offer(SimTime::ZERO, &c, None).is_none()));
         let s = p.stats_at(SimTime::ZERO);
         assert_eq!(
             (s.frames_discarded, s.cells_dropped_policy, s.frames_damaged),
@@ -625,7 +641,7 @@ mod tests {
             for vc in 0..3 {
                 let at = SimTime::from_ps(10_000_000 * u64::from(f));
                 for c in frame(vc, f, 12) {
-                    p.offer(at, &c);
+                    p.offer(at, &c, None);
                 }
             }
         }

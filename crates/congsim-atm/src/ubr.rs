@@ -57,6 +57,12 @@ impl UbrPolicy {
 
     /// The default for partial packet discard after an overflow: off for plain UBR (seed 000's
     /// vanilla UBR carries the rest of a damaged frame), on for the frame-aware policies.
+    /// Whether [`Self::discards_new_frame`] reads [`Occupancy::vc`] and
+    /// [`Occupancy::active_vcs`] (else they may be left at zero).
+    pub fn reads_vc_occupancy(&self) -> bool {
+        matches!(self, Self::SelectiveDrop { .. } | Self::Fba { .. })
+    }
+
     pub fn default_ppd_after_overflow(&self) -> bool {
         !matches!(self, Self::TailDrop)
     }
@@ -72,6 +78,32 @@ mod tests {
             capacity: 1000,
             vc,
             active_vcs,
+        }
+    }
+
+    #[test]
+    fn a_policy_that_does_not_read_per_vc_occupancy_ignores_it() {
+        let policies = [
+            UbrPolicy::TailDrop,
+            UbrPolicy::Epd { threshold: 0.5 },
+            UbrPolicy::SelectiveDrop {
+                threshold: 0.5,
+                z: 0.8,
+            },
+            UbrPolicy::Fba {
+                threshold: 0.5,
+                z: 0.8,
+            },
+        ];
+        for policy in policies {
+            let mut reads = false;
+            for total in (0..=1000).step_by(50) {
+                let blind = policy.discards_new_frame(at(total, 0, 0));
+                for (vc, active) in [(total, 1), (total / 4, 4), (1, 9)] {
+                    reads |= policy.discards_new_frame(at(total, vc, active)) != blind;
+                }
+            }
+            assert_eq!(reads, policy.reads_vc_occupancy(), "{policy:?}");
         }
     }
 
