@@ -588,18 +588,7 @@ mod tests {
 
     #[test]
     fn cells_and_frames_balance_under_congestion() {
-        for policy in [
-            UbrPolicy::TailDrop,
-            UbrPolicy::Epd { threshold: 0.9 },
-            UbrPolicy::SelectiveDrop {
-                threshold: 0.9,
-                z: 0.8,
-            },
-            UbrPolicy::Fba {
-                threshold: 0.9,
-                z: 0.8,
-            },
-        ] {
+        for policy in UbrPolicy::every_kind(0.9, 0.8) {
             // Five hosts each send a frame every 40 us (14.7 cell times; staggered by 7 us) into a
             // 100-cell bottleneck buffer: four times what it can carry.
             let mut net = n_source(5, 100, policy);
@@ -666,14 +655,7 @@ mod tests {
         for _ in 0..20 {
             let n = 2 + rng.below(5) as usize;
             let capacity = 20 + rng.below(200);
-            let policy = [
-                UbrPolicy::TailDrop,
-                UbrPolicy::Epd { threshold: 0.8 },
-                UbrPolicy::Fba {
-                    threshold: 0.7,
-                    z: 0.8,
-                },
-            ][rng.below(3) as usize];
+            let policy = UbrPolicy::every_kind(0.8, 0.8)[rng.below(4) as usize];
             let sends: Vec<(SimTime, u32, u32)> = (0..200)
                 .scan(0, |at, _| {
                     *at += rng.below(30_000_000);

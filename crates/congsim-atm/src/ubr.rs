@@ -63,6 +63,17 @@ impl UbrPolicy {
         matches!(self, Self::SelectiveDrop { .. } | Self::Fba { .. })
     }
 
+    /// One policy of each kind, with threshold `R / K` and `Z` where they take them (tests).
+    #[cfg(test)]
+    pub(crate) fn every_kind(threshold: f64, z: f64) -> [Self; 4] {
+        [
+            Self::TailDrop,
+            Self::Epd { threshold },
+            Self::SelectiveDrop { threshold, z },
+            Self::Fba { threshold, z },
+        ]
+    }
+
     pub fn default_ppd_after_overflow(&self) -> bool {
         !matches!(self, Self::TailDrop)
     }
@@ -83,19 +94,7 @@ mod tests {
 
     #[test]
     fn a_policy_that_does_not_read_per_vc_occupancy_ignores_it() {
-        let policies = [
-            UbrPolicy::TailDrop,
-            UbrPolicy::Epd { threshold: 0.5 },
-            UbrPolicy::SelectiveDrop {
-                threshold: 0.5,
-                z: 0.8,
-            },
-            UbrPolicy::Fba {
-                threshold: 0.5,
-                z: 0.8,
-            },
-        ];
-        for policy in policies {
+        for policy in UbrPolicy::every_kind(0.5, 0.8) {
             let mut reads = false;
             for total in (0..=1000).step_by(50) {
                 let blind = policy.discards_new_frame(at(total, 0, 0));
