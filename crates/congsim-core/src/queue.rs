@@ -115,11 +115,11 @@ impl<E> Bucket<E> {
     /// The time of the earliest event. The bucket must not be empty.
     #[inline]
     fn earliest_time(&self) -> SimTime {
-        let key = match self {
-            Bucket::Scan(events) => events.iter().map(|e| e.0.key).min(),
-            Bucket::Heap(heap) => heap.peek().map(|Reverse(next)| next.key),
+        let earliest = match self {
+            Bucket::Scan(events) => events.iter().map(|e| key_time(e.0.key)).min(),
+            Bucket::Heap(_) => self.next_time(),
         };
-        key_time(key.expect("an occupied bucket"))
+        earliest.expect("an occupied bucket")
     }
 
     fn is_empty(&self) -> bool {
