@@ -285,6 +285,14 @@ impl Link {
             .unwrap_or(&[])
     }
 
+    /// Takes the recorded waits out of the link (empty unless recording).
+    pub fn take_sojourns(&mut self) -> Vec<Sojourn> {
+        (self.instruments.as_mut())
+            .and_then(|i| i.sojourns.as_mut())
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
     /// Notes that `pkt`, which arrived at `arrived`, leaves the queue at `left_at`, when
     /// recording sojourns.
     fn note_sojourn(&mut self, left_at: SimTime, arrived: SimTime, pkt: &Packet) {

@@ -618,10 +618,8 @@ impl<'a> Simulation<'a> {
                     let interval = self.scenario.series_interval.expect("sampling is on");
                     self.queue.schedule(now + interval, Event::Sample);
                 }
-                Event::End => {
-                    self.close_window(now);
-                    break;
-                }
+                // The window, unless closed already, closes with the run: `results` reads it.
+                Event::End => break,
             }
         }
         ControlFlow::Continue(())
@@ -766,10 +764,25 @@ impl<'a> Simulation<'a> {
 impl Simulation<'_> {
     /// Every windowed counter now.
     pub(super) fn reading(&self, now: SimTime) -> Reading {
-        let flows = (self.connections.flows.iter())
+        Reading {
+            flows: self.flow_readings(),
+            links: self.link_readings(now),
+            cbr: self.cbr_readings(),
+        }
+    }
+
+    /// Every declared flow's windowed counters now.
+    pub(super) fn flow_readings(
+        &self,
+    ) -> Vec<(congsim_tcp::SenderStats, congsim_tcp::ReceiverStats)> {
+        (self.connections.flows.iter())
             .map(|f| (f.sender.stats().clone(), f.receiver.stats().clone()))
-            .collect();
-        let links = (self.links.iter().zip(&self.scenario.links))
+            .collect()
+    }
+
+    /// Every link's windowed counters at `now` (an ATM link's read as zero).
+    pub(super) fn link_readings(&self, now: SimTime) -> Vec<LinkReading> {
+        (self.links.iter().zip(&self.scenario.links))
             .map(|(link, spec)| match spec.atm {
                 Some(_) => LinkReading::default(),
                 None => LinkReading {
@@ -779,15 +792,18 @@ impl Simulation<'_> {
                     flows: link.flow_counts().cloned().unwrap_or_default(),
                 },
             })
-            .collect();
-        let cbr = (self.cbr.iter())
+            .collect()
+    }
+
+    /// Every CBR source's windowed counters now.
+    pub(super) fn cbr_readings(&self) -> Vec<CbrReading> {
+        (self.cbr.iter())
             .map(|c| CbrReading {
                 packets_sent: c.next_seq,
                 packets_delivered: c.packets_delivered,
                 packets_dropped: c.packets_dropped,
                 bytes_delivered: c.bytes_delivered,
             })
-            .collect();
-        Reading { flows, links, cbr }
+            .collect()
     }
 }

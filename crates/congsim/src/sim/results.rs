@@ -7,13 +7,16 @@ use super::*;
 use crate::pcap::FlowWire;
 use crate::scenario::model::{NetworkChange, ResolvedCbr, ResolvedFlow};
 use crate::table::{ColumnSpec, Get, counters};
+use congsim_ip::Sojourn;
+use congsim_ip::link::Link;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::congestion::Controller;
 use congsim_tcp::{CongestionControl, ReceiverStats, SenderStats};
 
 impl Simulation<'_> {
     /// Takes the counters' reading at the window's close (the first close counts: the window
-    /// may close before the run ends).
+    /// may close before the run ends; when it closes with the run, [`Self::results`] reads
+    /// them).
     pub(super) fn close_window(&mut self, now: SimTime) {
         if self.measurement.closed.is_none() {
             self.measurement.closed = Some(self.reading(now));
@@ -124,7 +127,7 @@ impl Simulation<'_> {
         Table::from_rows(&rows, &columns)
     }
 
-    pub(super) fn results(self, replication: u32) -> RunResult {
+    pub(super) fn results(mut self, replication: u32) -> RunResult {
         let s = self.scenario;
         let end = SimTime::ZERO + s.duration;
         let captures: Vec<(String, Vec<u8>)> = (s.captures.iter())
@@ -133,19 +136,36 @@ impl Simulation<'_> {
                 (c.file.clone(), pcap_file(c, &self.links, end, wire))
             })
             .collect();
-        let window_ps = s.measure_until.as_ps() - s.measure_from.as_ps();
-        let window_s = window_ps as f64 / 1e12;
-        let closed = self
-            .measurement
-            .closed
-            .as_ref()
-            .expect("the run's end closes the window");
-        let window = closed.since(self.measurement.opened.as_ref());
-        let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
         let flow_names: Vec<String> = (0..self.connections.ids.first_transfer()
             + self.connections.transfers.len())
             .map(|i| self.flow_name(FlowId(i as u32)))
             .collect();
+        let sojourn = self.sojourn_table(end);
+        let sojourns: Vec<Vec<Sojourn>> = self.links.iter_mut().map(Link::take_sojourns).collect();
+        let window_ps = s.measure_until.as_ps() - s.measure_from.as_ps();
+        let window_s = window_ps as f64 / 1e12;
+        // Every table below reads the window's readings, not the links: they are freed as soon
+        // as they are read, so that a large network's links (a third of a dumbbell's memory)
+        // are not held beside its reading and its tables.
+        let closed = match self.measurement.closed.take() {
+            Some(closed) => {
+                drop(std::mem::take(&mut self.links));
+                closed
+            }
+            // The window closes with the run: read here, the links before the flows.
+            None => {
+                let links = self.link_readings(end);
+                drop(std::mem::take(&mut self.links));
+                Reading {
+                    links,
+                    flows: self.flow_readings(),
+                    cbr: self.cbr_readings(),
+                }
+            }
+        };
+        let window = closed.since(self.measurement.opened.as_ref());
+        let sojourn_flows = self.sojourn_flows_table(&window, &sojourns, &flow_names);
+        let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
         let classes = self.classes_table(&window, window_s);
         let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
         let shares = max_min_shares_of(s, replication);
@@ -171,9 +191,7 @@ impl Simulation<'_> {
                 .map(|(f, connection)| (flow_names[f.index()].as_str(), &connection.sender));
             tcp_events_table(senders)
         });
-        let sojourn = self.sojourn_table(end);
         let tcp_changes = self.tcp_changes_table(end);
-        let sojourn_flows = self.sojourn_flows_table(&window, &flow_names);
         let vc_owner = |vc| {
             let (flow, direction) = vc_ids::owner(vc);
             (flow, direction.name())

@@ -39,21 +39,22 @@ impl Simulation<'_> {
     /// The `sojourn_flows` table: per link that records sojourns and per flow, over the
     /// measurement window, the packets that left its queue, its drops and marks there, and
     /// the distribution of their waits (spec `ip.md` §9.7: a percentile is the ⌈q·n⌉-th
-    /// smallest wait).
+    /// smallest wait); `sojourns[l]` are link `l`'s recorded waits.
     pub(super) fn sojourn_flows_table(
         &self,
         window: &Reading,
+        sojourns: &[Vec<Sojourn>],
         flow_names: &[String],
     ) -> Option<Table> {
         let s = self.scenario;
         let (from, until) = (Self::at(s.measure_from), Self::at(s.measure_until));
         let mut rows: Vec<SojournFlowRow<'_>> = Vec::new();
-        for ((spec, link), reading) in (s.links.iter().zip(&self.links)).zip(&window.links) {
+        for ((spec, recorded), reading) in (s.links.iter().zip(sojourns)).zip(&window.links) {
             if !spec.record_sojourns {
                 continue;
             }
             let mut waits: BTreeMap<FlowId, Vec<u64>> = BTreeMap::new();
-            for sojourn in link.sojourns() {
+            for sojourn in recorded {
                 if (from..until).contains(&sojourn.left_at) {
                     waits
                         .entry(sojourn.flow)
