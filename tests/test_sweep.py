@@ -106,6 +106,20 @@ def test_rerun_computes_only_what_is_missing(tmp_path, root):
             assert f.stat().st_mtime_ns == stamps[f.name], "a finished run was recomputed"
 
 
+def test_more_replications_run_only_the_new_ones_with_the_tables_of_a_fresh_sweep(tmp_path, root):
+    plan = load_plan(write_plan(tmp_path, root))
+    out = tmp_path / "store"
+    first = run_sweep(plan.with_replications(2), out, workers=1)
+    assert first.executed == 8
+    more = run_sweep(plan, out, workers=1)
+    assert more.executed == 4, "the third replication of each of the 4 configurations"
+    fresh = run_sweep(plan, tmp_path / "fresh", workers=1)
+    pd.testing.assert_frame_equal(more.results(), fresh.results())
+    fewer = run_sweep(plan.with_replications(1), out, workers=1)
+    assert fewer.executed == 0
+    assert set(fewer.results()["replication"]) == {0}
+
+
 def test_a_killed_sweep_resumes_with_every_run_exactly_once(tmp_path, root, cli):
     plan_path = write_plan(tmp_path, root, duration="6s")
     # 100 runs, so that a kill after the third finished run always lands half-way.

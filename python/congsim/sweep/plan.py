@@ -115,12 +115,16 @@ class Plan:
         for point in self.points():
             # The scenario must allow every replication the plan asks for.
             fields = [(path, value) for path, value in point.items() if path != LABEL]
-            overrides = [*self.fixed.items(), *fields, ("simulation.replications", self.replications)]
+            shaping = [*self.fixed.items(), *fields]
+            overrides = [*shaping, ("simulation.replications", self.replications)]
             # A field a listed point leaves out keeps the scenario's value: None in the tables.
             params = {path: _recorded(point.get(path)) for path in self.parameters}
             for replication in range(self.replications):
+                # How many replications there are shapes no run (a run's tables are those of its
+                # own replication), so it stays out of the key: more replications into a store
+                # run only the new ones, fewer reuse theirs.
                 identity = json.dumps(
-                    [build_fingerprint(), self.scenario_text, overrides, replication], sort_keys=True
+                    [build_fingerprint(), self.scenario_text, shaping, replication], sort_keys=True
                 )
                 key = hashlib.sha256(identity.encode()).hexdigest()[:20]
                 runs.append(RunSpec(key, params, replication, overrides))
