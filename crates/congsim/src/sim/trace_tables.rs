@@ -39,7 +39,7 @@ impl Simulation<'_> {
     /// The `sojourn_flows` table: per link that records sojourns and per flow, over the
     /// measurement window, the packets that left its queue, its drops and marks there, and
     /// the distribution of their waits (spec `ip.md` §9.7: a percentile is the ⌈q·n⌉-th
-    /// smallest wait); `sojourns[l]` are link `l`'s recorded waits.
+    /// smallest wait); `sojourns[l]` are link `l`'s recorded waits (empty when no link records).
     pub(super) fn sojourn_flows_table(
         &self,
         window: &Reading,
