@@ -15,10 +15,11 @@ impl Link {
     /// [`Self::take_inside_drops`]. The transmission and arrival events already scheduled
     /// become stale: [`Self::complete_tx`] and [`Self::pop_arrival`] then find nothing.
     pub fn set_down(&mut self, now: SimTime) {
-        assert!(self.fifo.is_none(), "link events need the scheduled path");
+        assert!(!self.is_fast_path(), "link events need the scheduled path");
         self.instruments_mut().down = true;
-        let mut lost: Vec<Packet> = self.in_service.take().into_iter().collect();
-        self.in_service_left_queue_at = None;
+        let tx = self.tx();
+        let mut lost: Vec<Packet> = tx.in_service.take().into_iter().collect();
+        tx.in_service_left_queue_at = None;
         while let Some(pkt) = self.qdisc.dequeue(now) {
             lost.push(pkt);
         }
@@ -26,13 +27,13 @@ impl Link {
         if let Some(dropped) = self.qdisc.dropped_inside() {
             lost.extend(dropped.drain(..).map(|(pkt, _)| pkt));
         }
-        for _ in 0..self.enqueued_at.len() {
+        for _ in 0..self.tx().enqueued_at.len() {
             self.leave_queue(now);
         }
         lost.extend(self.pipe.drain(..).map(|f| f.packet));
         for pkt in lost {
             self.drop_for(DropReason::LinkDown, pkt.flow);
-            self.inside_drops.push(pkt);
+            self.tx().inside_drops.push(pkt);
         }
     }
 
@@ -48,7 +49,7 @@ impl Link {
 
     /// From now on transmissions run at `rate` (the one in progress ends as it started).
     pub fn set_rate(&mut self, rate: Rate) {
-        assert!(self.fifo.is_none(), "link events need the scheduled path");
+        assert!(!self.is_fast_path(), "link events need the scheduled path");
         self.clock = SerializationClock::new(rate);
     }
 
@@ -77,7 +78,8 @@ impl Link {
     /// `true` if a transmission ends at `now`: after [`Self::set_down`], the end events of
     /// the transmissions it cut short find none.
     pub fn transmission_ends_at(&self, now: SimTime) -> bool {
-        self.in_service.is_some() && self.tx_ends_at == now
+        self.transmitter()
+            .is_some_and(|tx| tx.in_service.is_some() && tx.tx_ends_at == now)
     }
 
     /// `true` if the head of the pipe arrives at `now`: after [`Self::set_down`], the
@@ -88,14 +90,14 @@ impl Link {
 
     /// The discipline, to take new parameters from a scheduled event.
     pub fn qdisc_mut(&mut self) -> &mut Qdisc {
-        assert!(self.fifo.is_none(), "link events need the scheduled path");
+        assert!(!self.is_fast_path(), "link events need the scheduled path");
         &mut self.qdisc
     }
 
     /// A new queue limit from now on (see `Qdisc::set_limit`); `false` for a class-based
     /// queue.
     pub fn set_queue_limit(&mut self, limit: u64) -> bool {
-        assert!(self.fifo.is_none(), "link events need the scheduled path");
+        assert!(!self.is_fast_path(), "link events need the scheduled path");
         self.qdisc.set_limit(limit)
     }
 }

@@ -187,9 +187,8 @@ impl FlowCounts {
 
 /// Field order is chosen (hence `repr(C)`): what a fast-path offer touches comes first, and an
 /// offer that finds no packet waiting touches only the first three cache lines (up to the
-/// fourth counter); the scheduled path's fields and the rare ones follow. An offer to a link
-/// that last saw a packet many packets ago finds these lines evicted: each one it needs is a
-/// cache miss.
+/// fourth counter); the rare fields follow. An offer to a link that last saw a packet many
+/// packets ago finds these lines evicted: each one it needs is a cache miss.
 #[repr(C, align(64))]
 pub struct Link {
     /// Scripted drops, random loss and capture, on the few links that have any.
@@ -197,22 +196,34 @@ pub struct Link {
     delay: SimDuration,
     clock: SerializationClock,
     pipe: VecDeque<InFlight>,
-    /// `Some` on the FIFO fast path.
-    fifo: Option<FifoQueue>,
+    service: Service,
     stats: LinkStats,
     qdisc: Qdisc,
-    /// Scheduled path: the packet being transmitted.
+}
+
+/// How packets reach the transmitter: the FIFO fast path's waiting room, or the scheduled
+/// path's transmitter, behind a pointer: most links of a large network are on the fast path
+/// (every access link of a dumbbell), and a link holds 168 bytes less for it.
+enum Service {
+    Fifo(FifoQueue),
+    Scheduled(Box<Transmitter>),
+}
+
+/// The scheduled path's transmitter.
+#[derive(Default)]
+struct Transmitter {
+    /// The packet being transmitted.
     in_service: Option<Packet>,
-    /// Scheduled path: when the transmission in progress (or the last one) ends.
+    /// When the transmission in progress (or the last one) ends.
     tx_ends_at: SimTime,
-    /// Scheduled path: when the packet in service started, if it had waited in the queue.
-    /// An arrival at that same instant still counts it as waiting, whatever the order the two
-    /// events were taken in, which is the fast path's convention (see `FifoQueue::advance`).
+    /// When the packet in service started, if it had waited in the queue. An arrival at that
+    /// same instant still counts it as waiting, whatever the order the two events were taken
+    /// in, which is the fast path's convention (see `FifoQueue::advance`).
     in_service_left_queue_at: Option<SimTime>,
-    /// Scheduled path: when each waiting packet was enqueued (for the queue area).
+    /// When each waiting packet was enqueued (for the queue area).
     enqueued_at: VecDeque<SimTime>,
-    /// Scheduled path: the wake-up the caller holds for a discipline that kept its packets
-    /// back (CBQ), and one it has still to be told about.
+    /// The wake-up the caller holds for a discipline that kept its packets back (CBQ), and one
+    /// it has still to be told about.
     wake_scheduled: Option<SimTime>,
     wake_to_schedule: Option<SimTime>,
     /// Packets dropped from inside the queue, for the caller to record.
@@ -221,22 +232,20 @@ pub struct Link {
 
 impl Link {
     pub fn new(config: LinkConfig) -> Self {
-        let fifo =
-            (config.fifo_fast_path && config.qdisc.is_fifo_admission_only()).then(|| FifoQueue {
+        let service = match config.fifo_fast_path && config.qdisc.is_fifo_admission_only() {
+            true => Service::Fifo(FifoQueue {
                 bounds: config.qdisc.admission_bounds(),
                 waiting: VecDeque::new(),
                 busy_until: SimTime::ZERO,
                 admitted_bytes: 0,
-            });
+            }),
+            false => Service::Scheduled(Box::default()),
+        };
         Self {
             delay: config.delay,
             clock: SerializationClock::new(config.rate),
             qdisc: config.qdisc,
-            fifo,
-            in_service: None,
-            tx_ends_at: SimTime::ZERO,
-            in_service_left_queue_at: None,
-            enqueued_at: VecDeque::new(),
+            service,
             pipe: VecDeque::new(),
             stats: LinkStats::default(),
             instruments: (!config.scripted.is_empty()
@@ -255,9 +264,42 @@ impl Link {
                         down: false,
                     })
                 }),
-            wake_scheduled: None,
-            wake_to_schedule: None,
-            inside_drops: Vec::new(),
+        }
+    }
+
+    /// The fast path's waiting room (`None` on the scheduled path).
+    #[inline]
+    fn fifo(&self) -> Option<&FifoQueue> {
+        match &self.service {
+            Service::Fifo(fifo) => Some(fifo),
+            Service::Scheduled(_) => None,
+        }
+    }
+
+    /// The scheduled path's transmitter (`None` on the fast path).
+    #[inline]
+    fn transmitter(&self) -> Option<&Transmitter> {
+        match &self.service {
+            Service::Scheduled(tx) => Some(tx),
+            Service::Fifo(_) => None,
+        }
+    }
+
+    /// The scheduled path's transmitter; only the scheduled path calls this.
+    #[inline]
+    fn tx(&mut self) -> &mut Transmitter {
+        match &mut self.service {
+            Service::Scheduled(tx) => tx,
+            Service::Fifo(_) => unreachable!("the fast path has no transmitter state"),
+        }
+    }
+
+    /// The fast path's waiting room; only the fast path calls this.
+    #[inline]
+    fn fifo_mut(&mut self) -> &mut FifoQueue {
+        match &mut self.service {
+            Service::Fifo(fifo) => fifo,
+            Service::Scheduled(_) => unreachable!("the scheduled path has no waiting room"),
         }
     }
 
@@ -333,7 +375,7 @@ impl Link {
     pub fn stats_at(&self, end: SimTime) -> LinkStats {
         let mut stats = self.stats.clone();
         stats.marks += self.qdisc.marks();
-        if let Some(fifo) = &self.fifo {
+        if let Some(fifo) = self.fifo() {
             for w in fifo.waiting.iter().filter(|w| w.start >= end) {
                 stats.departures -= 1;
                 stats.bytes_departed -= u64::from(w.bytes);
@@ -344,17 +386,17 @@ impl Link {
     }
     /// `true` when the FIFO fast path serves this link.
     pub fn is_fast_path(&self) -> bool {
-        self.fifo.is_some()
+        self.fifo().is_some()
     }
     /// `true` when offers may be made ahead of time (fast path with a packet limit).
     pub fn accepts_early_offers(&self) -> bool {
-        self.fifo.is_some() && self.qdisc.counts_packets()
+        self.fifo().is_some() && self.qdisc.counts_packets()
     }
 
     /// Packets waiting at `now` (the one in service excluded).
     pub fn queue_len_packets(&mut self, now: SimTime) -> u64 {
-        match &mut self.fifo {
-            Some(fifo) => {
+        match &mut self.service {
+            Service::Fifo(fifo) => {
                 fifo.advance(now);
                 // Offers made ahead of time are not in the queue yet.
                 fifo.waiting
@@ -362,7 +404,7 @@ impl Link {
                     .filter(|w| w.enqueued <= now && w.start >= now)
                     .count() as u64
             }
-            None => self.qdisc.len_packets(),
+            Service::Scheduled(_) => self.qdisc.len_packets(),
         }
     }
 
@@ -378,7 +420,7 @@ impl Link {
     /// admitted before `until`, and none after, must have been offered).
     pub fn queue_area_at(&self, until: SimTime) -> u128 {
         // Every packet's whole wait was added at admission: take back what lies beyond `until`.
-        let beyond: u128 = match &self.fifo {
+        let beyond: u128 = match self.fifo() {
             Some(fifo) => fifo
                 .waiting
                 .iter()
@@ -387,9 +429,8 @@ impl Link {
             None => 0,
         };
         // The scheduled path adds a wait when it ends: add the waits still open.
-        let open: u128 = self
-            .enqueued_at
-            .iter()
+        let open: u128 = (self.transmitter().into_iter())
+            .flat_map(|tx| &tx.enqueued_at)
             .map(|&t| u128::from(until.since(t).as_ps()))
             .sum();
         self.stats.queue_area_packet_ps + open - beyond
@@ -485,11 +526,12 @@ impl Link {
         if let Some(reason) = self.scripted_or_random_drop(pkt) {
             return self.drop_for(reason, pkt.flow);
         }
-        if self.fifo.is_some() {
+        if let Service::Fifo(_) = self.service {
             return self.offer_fifo(now, at, pkt);
         }
         debug_assert_eq!(now, at, "early offers need the fast path");
-        let also_waiting = match (self.in_service_left_queue_at, &self.in_service) {
+        let tx = self.tx();
+        let also_waiting = match (tx.in_service_left_queue_at, &tx.in_service) {
             (Some(t), Some(p)) if t == now => (1, u64::from(p.size_bytes)),
             _ => (0, 0),
         };
@@ -502,7 +544,7 @@ impl Link {
         let mut drop_reason = DropReason::Overflow;
         let dropped = match outcome {
             Enqueued::Accepted => {
-                self.enqueued_at.push_back(now);
+                self.tx().enqueued_at.push_back(now);
                 self.collect_inside_drops(now);
                 false
             }
@@ -512,24 +554,23 @@ impl Link {
             }
             Enqueued::DroppedHead(_) => {
                 // The head's wait so far still counts; the arrival's starts now.
-                let since = self
-                    .enqueued_at
-                    .pop_front()
-                    .expect("a queued head has a time");
+                let enqueued_at = &mut self.tx().enqueued_at;
+                let since = enqueued_at.pop_front().expect("a queued head has a time");
+                enqueued_at.push_back(now);
                 self.stats.queue_area_packet_ps += u128::from(now.since(since).as_ps());
-                self.enqueued_at.push_back(now);
                 true
             }
         };
-        if self.in_service.is_none() {
+        if self.tx().in_service.is_none() {
             if let Some(next) = self.dequeue(now) {
                 debug_assert!(!dropped, "an idle link dropped a packet");
-                let tx = self.transmit(now, &next);
-                self.in_service = Some(next);
-                self.in_service_left_queue_at = None;
-                self.tx_ends_at = now + tx;
+                let tx_time = self.transmit(now, &next);
+                let tx = self.tx();
+                tx.in_service = Some(next);
+                tx.in_service_left_queue_at = None;
+                tx.tx_ends_at = now + tx_time;
                 return Offer::StartedTx {
-                    tx_done_at: self.tx_ends_at,
+                    tx_done_at: tx.tx_ends_at,
                 };
             }
             self.ask_for_wake(now);
@@ -543,7 +584,7 @@ impl Link {
     }
 
     fn offer_fifo(&mut self, now: SimTime, at: SimTime, pkt: &mut Packet) -> Offer {
-        let fifo = self.fifo.as_mut().expect("fast path");
+        let fifo = self.fifo_mut();
         fifo.advance(now);
         let (queued, queued_bytes) = fifo.queued_at(at);
         let admitted = match fifo.bounds {
@@ -563,13 +604,15 @@ impl Link {
         if let Err(reason) = admitted {
             return self.drop_for(reason, pkt.flow);
         }
-        let fifo = self.fifo.as_mut().expect("fast path");
+        let fifo = self.fifo_mut();
         let start = fifo.busy_until.max(at);
         if self.instruments.is_some() {
             self.note_sojourn(start, at, pkt);
         }
         let tx = self.transmit(start, pkt);
-        let fifo = self.fifo.as_mut().expect("fast path");
+        let Service::Fifo(fifo) = &mut self.service else {
+            unreachable!("fast path")
+        };
         if start > at {
             fifo.admitted_bytes += u64::from(pkt.size_bytes);
             fifo.waiting.push_back(Waiting {
@@ -603,7 +646,7 @@ impl Link {
         if self.instruments.is_some() {
             // A FIFO's packet is its oldest enqueue time (drops from inside were its head).
             let arrived = (self.qdisc.last_enqueued())
-                .or_else(|| self.enqueued_at.front().copied())
+                .or_else(|| self.tx().enqueued_at.front().copied())
                 .expect("a queued packet has a time");
             self.note_sojourn(now, arrived, &pkt);
         }
@@ -614,10 +657,7 @@ impl Link {
     /// A packet left the queue at `now` (sent or dropped): its wait joins the queue area. Any
     /// enqueue time serves: the area is the sum of departures minus the sum of arrivals.
     fn leave_queue(&mut self, now: SimTime) {
-        let since = self
-            .enqueued_at
-            .pop_front()
-            .expect("a queued packet has a time");
+        let since = (self.tx().enqueued_at.pop_front()).expect("a queued packet has a time");
         self.stats.queue_area_packet_ps += u128::from(now.since(since).as_ps());
     }
 
@@ -630,7 +670,7 @@ impl Link {
             for (pkt, reason) in dropped {
                 self.leave_queue(now);
                 self.drop_for(reason, pkt.flow);
-                self.inside_drops.push(pkt);
+                self.tx().inside_drops.push(pkt);
             }
         }
     }
@@ -639,13 +679,17 @@ impl Link {
     /// last call, in the order they were dropped: the caller records them as drops at this
     /// link. Empty for the disciplines that drop only arrivals.
     pub fn take_inside_drops(&mut self) -> Vec<Packet> {
-        std::mem::take(&mut self.inside_drops)
+        match &mut self.service {
+            Service::Scheduled(tx) => std::mem::take(&mut tx.inside_drops),
+            Service::Fifo(_) => Vec::new(),
+        }
     }
 
     /// `true` when [`Self::take_inside_drops`] has packets.
     #[inline]
     pub fn has_inside_drops(&self) -> bool {
-        !self.inside_drops.is_empty()
+        self.transmitter()
+            .is_some_and(|tx| !tx.inside_drops.is_empty())
     }
 
     fn note_max_queue(&mut self) {
@@ -658,15 +702,12 @@ impl Link {
     /// [`Self::enter_pipe`] or offers it straight to the next link, as on the fast path), and
     /// the end time of the next transmission, if one started.
     pub fn complete_tx(&mut self, now: SimTime) -> ((SimTime, Packet), Option<SimTime>) {
-        let pkt = self
-            .in_service
-            .take()
-            .expect("complete_tx with an idle transmitter");
+        let pkt = (self.tx().in_service.take()).expect("complete_tx with an idle transmitter");
         // After a shorter delay (a scheduled event) no packet overtakes the one ahead of it.
         let arrive_at =
             (now + self.delay).max(self.pipe.back().map_or(SimTime::ZERO, |f| f.arrive_at));
         let next = self.start_next(now);
-        self.in_service_left_queue_at = next.map(|_| now);
+        self.tx().in_service_left_queue_at = next.map(|_| now);
         ((arrive_at, pkt), next)
     }
 
@@ -677,41 +718,47 @@ impl Link {
             self.ask_for_wake(now);
             return None;
         };
-        let tx = self.transmit(now, &pkt);
-        self.in_service = Some(pkt);
-        self.tx_ends_at = now + tx;
-        Some(self.tx_ends_at)
+        let tx_time = self.transmit(now, &pkt);
+        let tx = self.tx();
+        tx.in_service = Some(pkt);
+        tx.tx_ends_at = now + tx_time;
+        Some(tx.tx_ends_at)
     }
 
     /// The idle transmitter found packets it may not send yet: notes when to ask again, unless
     /// an earlier wake-up is already held.
     fn ask_for_wake(&mut self, now: SimTime) {
-        if let Some(at) = self.qdisc.wake_at(now)
-            && self.wake_scheduled.is_none_or(|held| at < held)
-        {
-            self.wake_scheduled = Some(at);
-            self.wake_to_schedule = Some(at);
+        if let Some(at) = self.qdisc.wake_at(now) {
+            let tx = self.tx();
+            if tx.wake_scheduled.is_none_or(|held| at < held) {
+                tx.wake_scheduled = Some(at);
+                tx.wake_to_schedule = Some(at);
+            }
         }
     }
 
     /// A wake-up the caller must schedule (then call [`Self::wake`] at that time), after an
     /// offer or a completed transmission left packets held back by the discipline.
     pub fn take_wake(&mut self) -> Option<SimTime> {
-        self.wake_to_schedule.take()
+        match &mut self.service {
+            Service::Scheduled(tx) => tx.wake_to_schedule.take(),
+            Service::Fifo(_) => None,
+        }
     }
 
     /// Scheduled path: a wake-up from [`Self::take_wake`] falls due. Returns the end time of
     /// the transmission it started, if any. Superseded wake-ups do nothing.
     pub fn wake(&mut self, now: SimTime) -> Option<SimTime> {
-        if self.wake_scheduled != Some(now) {
+        let tx = self.tx();
+        if tx.wake_scheduled != Some(now) {
             return None;
         }
-        self.wake_scheduled = None;
-        if self.in_service.is_some() {
+        tx.wake_scheduled = None;
+        if tx.in_service.is_some() {
             return None;
         }
         let next = self.start_next(now);
-        self.in_service_left_queue_at = next.map(|_| now);
+        self.tx().in_service_left_queue_at = next.map(|_| now);
         next
     }
 

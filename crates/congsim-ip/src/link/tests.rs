@@ -129,7 +129,9 @@ fn an_offer_to_an_idle_link_touches_three_cache_lines() {
     assert_eq!(align_of::<Link>(), 64);
     let hot_end = offset_of!(Link, stats) + offset_of!(LinkStats, max_queue_packets);
     assert!(hot_end <= 3 * 64, "hot fields end at byte {hot_end}");
-    let fifo_read_end = offset_of!(Link, fifo) + offset_of!(FifoQueue, admitted_bytes);
+    // The fast path's waiting room is the service's only data: its tag sits in a niche.
+    assert_eq!(size_of::<Service>(), size_of::<FifoQueue>());
+    let fifo_read_end = offset_of!(Link, service) + offset_of!(FifoQueue, admitted_bytes);
     for end in [
         offset_of!(Link, instruments) + 8,
         offset_of!(Link, delay) + 8,
@@ -142,6 +144,8 @@ fn an_offer_to_an_idle_link_touches_three_cache_lines() {
             "hot field after the counters"
         );
     }
+    // Six lines: a fast-path link holds none of the scheduled path's state.
+    assert_eq!(size_of::<Link>(), 6 * 64);
 }
 
 #[test]
