@@ -116,6 +116,12 @@ impl LinkStats {
         }
     }
 
+    /// ∫ queue length dt in packet·picoseconds (up to [`Link::stats_at`]'s instant, in its
+    /// reading).
+    pub fn queue_area_packet_ps(&self) -> u128 {
+        self.queue_area_packet_ps
+    }
+
     pub fn drops_total(&self) -> u64 {
         self.drops_overflow
             + self.drops_early
@@ -348,6 +354,12 @@ impl Link {
         }
     }
 
+    /// Frees the packets propagating on the link, once the run has ended: nothing reads them
+    /// after, and a large network holds many.
+    pub fn forget_in_flight(&mut self) {
+        self.pipe = VecDeque::new();
+    }
+
     /// The recorded transmissions, in start order (empty unless capturing).
     pub fn captured(&self) -> &[(SimTime, Packet)] {
         self.instruments
@@ -371,9 +383,11 @@ impl Link {
     }
 
     /// The counters as of `end`: the fast path counts a transmission when it admits the packet,
-    /// so packets still waiting at `end` are taken back out.
+    /// so packets still waiting at `end` are taken back out; the queue area is
+    /// [`Self::queue_area_at`]`(end)`.
     pub fn stats_at(&self, end: SimTime) -> LinkStats {
         let mut stats = self.stats.clone();
+        stats.queue_area_packet_ps = self.queue_area_at(end);
         stats.marks += self.qdisc.marks();
         if let Some(fifo) = self.fifo() {
             for w in fifo.waiting.iter().filter(|w| w.start >= end) {

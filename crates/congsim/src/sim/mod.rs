@@ -785,12 +785,11 @@ impl Simulation<'_> {
         (self.links.iter().zip(&self.scenario.links))
             .map(|(link, spec)| match spec.atm {
                 Some(_) => LinkReading::default(),
-                None => LinkReading {
-                    stats: link.stats_at(now),
-                    queue_area_packet_ps: link.queue_area_at(now),
-                    classes: link.class_stats().to_vec(),
-                    flows: link.flow_counts().cloned().unwrap_or_default(),
-                },
+                None => LinkReading::new(
+                    link.stats_at(now),
+                    link.class_stats().to_vec(),
+                    link.flow_counts().cloned().unwrap_or_default(),
+                ),
             })
             .collect()
     }

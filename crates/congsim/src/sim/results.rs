@@ -82,7 +82,7 @@ impl Simulation<'_> {
     pub(super) fn classes_table(&self, window: &Reading, window_s: f64) -> Option<Table> {
         let rows: Vec<ClassRow<'_>> = (window.links.iter().zip(&self.scenario.links))
             .flat_map(|(reading, spec)| {
-                let classes = reading.classes.iter().enumerate();
+                let classes = reading.classes().iter().enumerate();
                 classes.map(move |(class, stats)| ClassRow::new(spec, class, stats, window_s))
             })
             .collect();
@@ -151,6 +151,9 @@ impl Simulation<'_> {
         // Every table below reads the window's readings, not the links: they are freed as soon
         // as they are read, so that a large network's links (a third of a dumbbell's memory)
         // are not held beside its reading and its tables.
+        // No table reads the packets still propagating: freed before the readings are taken
+        // (the peak of a large run).
+        self.links.iter_mut().for_each(Link::forget_in_flight);
         let closed = match self.measurement.closed.take() {
             Some(closed) => {
                 drop(std::mem::take(&mut self.links));
@@ -570,7 +573,7 @@ impl<'a> LinkRow<'a> {
     }
 
     fn mean_queue_packets(&self) -> f64 {
-        self.reading.queue_area_packet_ps as f64 / self.window_ps as f64
+        self.reading.stats.queue_area_packet_ps() as f64 / self.window_ps as f64
     }
 
     /// Whole transmissions count; the last one may run past the end.
@@ -783,7 +786,7 @@ fn flow_links_table(s: &Scenario, window: &Reading, flow_names: &[String]) -> Ta
     // By flow, then by link in the scenario's order.
     let mut rows: Vec<FlowLinkRow<'_>> = (s.links.iter().zip(&window.links))
         .flat_map(|(spec, reading)| {
-            (reading.flows.iter()).map(|(flow, counts)| FlowLinkRow {
+            (reading.flows().iter()).map(|(flow, counts)| FlowLinkRow {
                 flow: *flow,
                 name: &flow_names[flow.index()],
                 link: &spec.name,

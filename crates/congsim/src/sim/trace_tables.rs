@@ -62,12 +62,12 @@ impl Simulation<'_> {
                         .push(sojourn.wait.as_ps());
                 }
             }
-            for flow in reading.flows.keys() {
+            for flow in reading.flows().keys() {
                 waits.entry(*flow).or_default();
             }
             for (flow, mut ps) in waits {
                 ps.sort_unstable();
-                let counts = reading.flows.get(&flow).copied().unwrap_or_default();
+                let counts = reading.flows().get(&flow).copied().unwrap_or_default();
                 rows.push(SojournFlowRow {
                     link: &spec.name,
                     flow: &flow_names[flow.index()],

@@ -90,34 +90,59 @@ impl Measurement {
     }
 }
 
-/// The counters of one IP link at an instant.
+/// The counters of one IP link at an instant. A large network has millions of links and most
+/// have neither classes nor a flow monitor: those two sit behind a pointer.
 #[derive(Clone, Debug, Default)]
 pub(super) struct LinkReading {
+    /// The queue area included (`Link::stats_at`).
     pub(super) stats: LinkStats,
-    pub(super) queue_area_packet_ps: u128,
-    pub(super) classes: Vec<ClassStats>,
-    /// The flow monitor's counts, by flow (empty when it is off).
-    pub(super) flows: BTreeMap<FlowId, FlowCounts>,
+    detail: Option<Box<LinkDetail>>,
 }
 
+/// The rarer parts of a link's reading.
+#[derive(Clone, Debug, Default)]
+struct LinkDetail {
+    classes: Vec<ClassStats>,
+    /// The flow monitor's counts, by flow.
+    flows: BTreeMap<FlowId, FlowCounts>,
+}
+
+/// A reading's flow counts when the flow monitor is off.
+static NO_FLOW_COUNTS: BTreeMap<FlowId, FlowCounts> = BTreeMap::new();
+
 impl LinkReading {
+    pub(super) fn new(
+        stats: LinkStats,
+        classes: Vec<ClassStats>,
+        flows: BTreeMap<FlowId, FlowCounts>,
+    ) -> Self {
+        let detail = (!classes.is_empty() || !flows.is_empty())
+            .then(|| Box::new(LinkDetail { classes, flows }));
+        Self { stats, detail }
+    }
+
+    /// Per-class counters of a class-based queue (empty for a single FIFO).
+    pub(super) fn classes(&self) -> &[ClassStats] {
+        self.detail.as_ref().map_or(&[], |d| &d.classes)
+    }
+
+    /// The flow monitor's counts, by flow (empty when it is off).
+    pub(super) fn flows(&self) -> &BTreeMap<FlowId, FlowCounts> {
+        self.detail.as_ref().map_or(&NO_FLOW_COUNTS, |d| &d.flows)
+    }
+
     pub(super) fn since(&self, start: &Self) -> Self {
-        let classes = (self.classes.iter().enumerate())
-            .map(|(i, class)| class.since(start.classes.get(i).unwrap_or(&ClassStats::default())))
+        let classes = (self.classes().iter().enumerate())
+            .map(|(i, class)| class.since(start.classes().get(i).unwrap_or(&ClassStats::default())))
             .collect();
-        let flows = (self.flows.iter())
+        let flows = (self.flows().iter())
             .map(|(flow, counts)| {
-                let at_start = start.flows.get(flow).copied().unwrap_or_default();
+                let at_start = start.flows().get(flow).copied().unwrap_or_default();
                 (*flow, counts.since(&at_start))
             })
             .filter(|(_, counts)| *counts != FlowCounts::default())
             .collect();
-        Self {
-            stats: self.stats.since(&start.stats),
-            queue_area_packet_ps: self.queue_area_packet_ps - start.queue_area_packet_ps,
-            classes,
-            flows,
-        }
+        Self::new(self.stats.since(&start.stats), classes, flows)
     }
 }
 
