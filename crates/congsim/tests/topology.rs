@@ -63,7 +63,7 @@ access_delay = "1ms"
         let f = &s.flows[flow];
         let path = s.path(f.src, f.dst).expect("a route");
         path.iter()
-            .map(|l| s.links[l.index()].name.clone())
+            .map(|l| s.links[l.index()].name(&s.nodes))
             .filter(|name| name.starts_with('r') && name.contains("->r"))
             .collect()
     };
@@ -101,7 +101,10 @@ to = "extra"
     assert_eq!(s.nodes.last().map(String::as_str), Some("extra"));
     assert_eq!(s.nodes.len(), 7);
     assert_eq!(s.flows.len(), 1);
-    assert_eq!(s.links.last().map(|l| l.name.as_str()), Some("extra->r2"));
+    assert_eq!(
+        s.links.last().map(|l| l.name(&s.nodes)).as_deref(),
+        Some("extra->r2")
+    );
     let spread = r#"[simulation]
 duration = "1s"
 [topology]
@@ -115,7 +118,10 @@ bottleneck_delay = "5ms"
 "#;
     let s = from_toml_str(spread, "spread.toml").unwrap();
     let delays: Vec<u64> = (s.links.iter())
-        .filter(|l| l.name.ends_with("->r1") && l.name.starts_with('s'))
+        .filter(|l| {
+            let name = l.name(&s.nodes);
+            name.ends_with("->r1") && name.starts_with('s')
+        })
         .map(|l| l.delay.as_ps() / 1_000_000)
         .collect();
     assert_eq!(
@@ -186,9 +192,9 @@ fn a_fat_tree_spreads_flows_over_its_cores_by_flow_hash_and_packets_follow_the_h
     assert!(s.ecmp, "ECMP is the fat tree's default");
     assert_eq!(s.flows.len(), 16);
     let core_of = |path: &[congsim_core::LinkId]| -> String {
-        let names: Vec<&str> = path
+        let names: Vec<String> = path
             .iter()
-            .map(|l| s.links[l.index()].name.as_str())
+            .map(|l| s.links[l.index()].name(&s.nodes))
             .collect();
         assert_eq!(
             names.len(),
@@ -233,7 +239,7 @@ fn a_fat_tree_spreads_flows_over_its_cores_by_flow_hash_and_packets_follow_the_h
         let mut expected: Vec<String> = [(f.src, f.dst), (f.dst, f.src)]
             .iter()
             .flat_map(|&(a, b)| s.flow_path(a, b, flow, 0).expect("a route"))
-            .map(|l| s.links[l.index()].name.clone())
+            .map(|l| s.links[l.index()].name(&s.nodes))
             .collect();
         expected.sort();
         let mut seen: Vec<String> = (0..flows.len())

@@ -328,7 +328,7 @@ pub(super) fn warnings(s: &Scenario, scripted: &[Scripted]) -> Vec<ScenarioWarni
                 path: d.path.clone(),
                 message: format!(
                     "never happens: the data of \"{flow}\" does not cross {} (packet {} would be the {what}'s target)",
-                    s.links[d.link.index()].name,
+                    s.links[d.link.index()].name(&s.nodes),
                     d.packet
                 ),
             });

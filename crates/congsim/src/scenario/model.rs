@@ -104,8 +104,6 @@ impl QueueDiscipline {
 /// One unidirectional link, resolved.
 #[derive(Clone, Debug)]
 pub struct ResolvedLink {
-    /// `from->to`.
-    pub name: String,
     /// Its entry in the file, `links[spec_index]` (a duplex entry makes two links).
     pub spec_index: usize,
     pub from: NodeId,
@@ -131,6 +129,14 @@ pub struct ResolvedLink {
     pub single_feeder: Option<LinkId>,
     /// The cell port of an ATM link; `None` for an IP link.
     pub atm: Option<Box<AtmPort>>,
+}
+
+impl ResolvedLink {
+    /// `from->to`, as files name links. Made when asked for, not held: a network of millions
+    /// of links would hold as many strings for its tables alone.
+    pub fn name(&self, nodes: &[String]) -> String {
+        format!("{}->{}", nodes[self.from.index()], nodes[self.to.index()])
+    }
 }
 
 impl Hop for ResolvedLink {

@@ -142,7 +142,7 @@ to = "b"
         let names = |p: &super::TrafficPath| -> Vec<String> {
             p.links
                 .iter()
-                .map(|l| s.links[l.index()].name.clone())
+                .map(|l| s.links[l.index()].name(&s.nodes))
                 .collect()
         };
         assert_eq!(paths.len(), 2);

@@ -53,6 +53,7 @@ pub(super) fn push_atm_summary(summary: &mut Table, atm: &AtmNetwork, s: &Scenar
 /// One ATM link's output port.
 struct PortRow<'a> {
     link: &'a ResolvedLink,
+    nodes: &'a [String],
     stats: PortStats,
 }
 
@@ -76,11 +77,18 @@ impl PortRow<'_> {
 /// The `atm_ports` table: each ATM link's port, in cells.
 pub(super) fn atm_ports_table(atm: &AtmNetwork, s: &Scenario, end: SimTime) -> Table {
     let rows: Vec<PortRow<'_>> = (s.links.iter().enumerate())
-        .filter_map(|(i, link)| atm.port_stats(i, end).map(|stats| PortRow { link, stats }))
+        .filter_map(|(i, link)| {
+            let stats = atm.port_stats(i, end)?;
+            Some(PortRow {
+                link,
+                nodes: &s.nodes,
+                stats,
+            })
+        })
         .collect();
     let columns = [
         &[
-            ("link", Get::Str(|r: &PortRow<'_>| r.link.name.clone())),
+            ("link", Get::Str(|r: &PortRow<'_>| r.link.name(r.nodes))),
             ("kind", Get::Str(|r| port_kind(r.link))),
             ("buffer_cells", Get::F64(PortRow::buffer_cells)),
         ][..],

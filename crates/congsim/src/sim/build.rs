@@ -9,7 +9,10 @@ impl<'a> Simulation<'a> {
         let streams = StreamFactory::new(scenario.seed, replication);
         let links: Vec<Link> = (scenario.links.iter())
             // A link that records sojourns counts each flow's drops and marks too (`sojourn_flows`).
-            .map(|l| build_link(l, &streams, scenario.flow_monitor || l.record_sojourns))
+            .map(|l| {
+                let flow_monitor = scenario.flow_monitor || l.record_sojourns;
+                build_link(l, &scenario.nodes, &streams, flow_monitor)
+            })
             .collect();
         let (flows, slow_clocks, fast_tick_flows) = build_flows(scenario, &streams);
         let cbr = build_cbr(scenario, &streams);
@@ -91,7 +94,7 @@ impl<'a> Simulation<'a> {
                     {
                         network.set_contention(
                             i,
-                            streams.stream(&format!("atm/{}/contention", l.name)),
+                            streams.stream(&format!("atm/{}/contention", l.name(&scenario.nodes))),
                         );
                     }
                 }
@@ -100,7 +103,7 @@ impl<'a> Simulation<'a> {
             atm_due: Vec::new(),
             tie_streams: (scenario.tie_order == TieOrder::Random).then(|| {
                 (scenario.links.iter())
-                    .map(|l| streams.stream(&format!("link/{}/ties", l.name)))
+                    .map(|l| streams.stream(&format!("link/{}/ties", l.name(&scenario.nodes))))
                     .collect()
             }),
             measurement: Measurement::new(scenario),
@@ -198,7 +201,12 @@ pub(super) fn reconfigure(qdisc: &mut Qdisc, settings: &QueueDiscipline) {
 }
 
 /// A link with its discipline, its random streams and its instruments.
-fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> Link {
+fn build_link(
+    l: &ResolvedLink,
+    nodes: &[String],
+    streams: &StreamFactory,
+    flow_monitor: bool,
+) -> Link {
     Link::new(LinkConfig {
         rate: l.rate,
         delay: l.delay,
@@ -230,7 +238,7 @@ fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> 
             ))),
             QueueDiscipline::Red(params) => Qdisc::Red(Box::new(Red::new(
                 params.clone(),
-                streams.stream(&format!("link/{}/red", l.name)),
+                streams.stream(&format!("link/{}/red", l.name(nodes))),
             ))),
             QueueDiscipline::Codel {
                 params,
@@ -238,7 +246,7 @@ fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> 
             } => Qdisc::Codel(Box::new(Codel::new(params, *limit_packets))),
             QueueDiscipline::FqCodel { params, hash_seed } => {
                 let hash_seed = hash_seed.unwrap_or_else(|| {
-                    (streams.stream(&format!("link/{}/fq_hash", l.name))).next_u64()
+                    (streams.stream(&format!("link/{}/fq_hash", l.name(nodes)))).next_u64()
                 });
                 let mut params = (**params).clone();
                 params.fq.hash_seed = hash_seed;
@@ -250,17 +258,17 @@ fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> 
             } => Qdisc::Pie(Box::new(Pie::new(
                 (**params).clone(),
                 *limit_packets,
-                streams.stream(&format!("link/{}/pie", l.name)),
+                streams.stream(&format!("link/{}/pie", l.name(nodes))),
             ))),
             QueueDiscipline::FqPie { params, hash_seed } => {
                 let hash_seed = hash_seed.unwrap_or_else(|| {
-                    (streams.stream(&format!("link/{}/fq_hash", l.name))).next_u64()
+                    (streams.stream(&format!("link/{}/fq_hash", l.name(nodes)))).next_u64()
                 });
                 let mut params = (**params).clone();
                 params.fq.hash_seed = hash_seed;
                 Qdisc::FqPie(Box::new(FqPie::new(
                     &params,
-                    streams.stream(&format!("link/{}/pie", l.name)),
+                    streams.stream(&format!("link/{}/pie", l.name(nodes))),
                 )))
             }
         },
@@ -268,7 +276,7 @@ fn build_link(l: &ResolvedLink, streams: &StreamFactory, flow_monitor: bool) -> 
         random_loss: (l.random_loss > 0.0).then(|| {
             (
                 l.random_loss,
-                streams.stream(&format!("link/{}/loss", l.name)),
+                streams.stream(&format!("link/{}/loss", l.name(nodes))),
             )
         }),
         fifo_fast_path: l.fifo_fast_path,

@@ -644,12 +644,7 @@ impl<'a> Simulation<'a> {
         let flows = (self.scenario.flows.iter().zip(&self.connections.flows))
             .map(|(spec, flow)| (spec.name.as_str(), &flow.sender, &flow.receiver));
         self.recorders.sample_flows(now, flows);
-        (self.recorders).sample_links(
-            now,
-            &self.scenario.links,
-            &mut self.links,
-            self.atm.as_ref(),
-        );
+        (self.recorders).sample_links(now, self.scenario, &mut self.links, self.atm.as_ref());
     }
 
     /// Scheduled event `i`.

@@ -82,7 +82,7 @@ impl Recorders {
     pub(super) fn sample_links(
         &mut self,
         now: SimTime,
-        specs: &[ResolvedLink],
+        scenario: &Scenario,
         links: &mut [Link],
         atm: Option<&AtmNetwork>,
     ) {
@@ -90,19 +90,19 @@ impl Recorders {
             return;
         };
         let t = now.as_secs_f64();
-        for (i, (link, spec)) in links.iter_mut().zip(specs).enumerate() {
+        for (i, (link, spec)) in links.iter_mut().zip(&scenario.links).enumerate() {
             match atm {
                 Some(atm) if atm.is_atm(i) => {
                     let ports = (series.atm_ports.as_mut()).expect("the scenario has ATM links");
                     ports.time_s.push(t);
-                    ports.link.push(spec.name.clone());
+                    ports.link.push(spec.name(&scenario.nodes));
                     ports.kind.push(port_kind(spec));
                     ports.queue_cells.push(atm.queue_cells(i, now));
                     ports.push_erica(atm.erica_interval(i));
                 }
                 _ => {
                     series.links.time_s.push(t);
-                    series.links.link.push(spec.name.clone());
+                    series.links.link.push(spec.name(&scenario.nodes));
                     series.links.queue_packets.push(link.queue_len_packets(now));
                 }
             }

@@ -12,6 +12,7 @@ use congsim_ip::link::Link;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::congestion::Controller;
 use congsim_tcp::{CongestionControl, ReceiverStats, SenderStats};
+use std::rc::Rc;
 
 impl Simulation<'_> {
     /// Takes the counters' reading at the window's close (the first close counts: the window
@@ -80,15 +81,22 @@ impl Simulation<'_> {
 
     /// The `classes` table, if any link has a class-based queue.
     pub(super) fn classes_table(&self, window: &Reading, window_s: f64) -> Option<Table> {
+        let nodes = &self.scenario.nodes;
         let rows: Vec<ClassRow<'_>> = (window.links.iter().zip(&self.scenario.links))
-            .flat_map(|(reading, spec)| {
+            .flat_map(|(reading, link)| {
                 let classes = reading.classes().iter().enumerate();
-                classes.map(move |(class, stats)| ClassRow::new(spec, class, stats, window_s))
+                classes.map(move |(class, stats)| ClassRow {
+                    link,
+                    nodes,
+                    class,
+                    stats,
+                    window_s,
+                })
             })
             .collect();
         let columns = [
             &[
-                ("link", Get::Str(|r: &ClassRow<'_>| r.link.name.clone())),
+                ("link", Get::Str(|r: &ClassRow<'_>| r.link.name(r.nodes))),
                 ("class", Get::U64(|r| r.class as u64)),
                 ("name", Get::Str(ClassRow::name)),
             ][..],
@@ -559,19 +567,12 @@ fn flows_table(
 /// One IP link over the measurement window (ATM links report in cells, in `atm_ports`).
 struct LinkRow<'a> {
     spec: &'a ResolvedLink,
+    nodes: &'a [String],
     reading: &'a LinkReading,
     window_ps: u64,
 }
 
-impl<'a> LinkRow<'a> {
-    fn new(spec: &'a ResolvedLink, reading: &'a LinkReading, window_ps: u64) -> Self {
-        Self {
-            spec,
-            reading,
-            window_ps,
-        }
-    }
-
+impl LinkRow<'_> {
     fn mean_queue_packets(&self) -> f64 {
         self.reading.stats.queue_area_packet_ps() as f64 / self.window_ps as f64
     }
@@ -585,11 +586,16 @@ impl<'a> LinkRow<'a> {
 fn links_table(s: &Scenario, window: &Reading, window_ps: u64) -> Table {
     let ip_links = (s.links.iter().zip(&window.links)).filter(|(spec, _)| spec.atm.is_none());
     let rows: Vec<LinkRow<'_>> = ip_links
-        .map(|(spec, reading)| LinkRow::new(spec, reading, window_ps))
+        .map(|(spec, reading)| LinkRow {
+            spec,
+            nodes: &s.nodes,
+            reading,
+            window_ps,
+        })
         .collect();
     let columns = [
         &[
-            ("link", Get::Str(|r: &LinkRow<'_>| r.spec.name.clone())),
+            ("link", Get::Str(|r: &LinkRow<'_>| r.spec.name(r.nodes))),
             ("rate_bps", Get::U64(|r| r.spec.rate.bps())),
             ("delay_s", Get::F64(|r| r.spec.delay.as_secs_f64())),
         ][..],
@@ -624,7 +630,7 @@ fn links_table(s: &Scenario, window: &Reading, window_ps: u64) -> Table {
 struct FlowLinkRow<'a> {
     flow: FlowId,
     name: &'a String,
-    link: &'a String,
+    link: Rc<str>,
     counts: &'a congsim_ip::link::FlowCounts,
 }
 
@@ -649,21 +655,13 @@ impl Connection for TransferRow<'_> {
 /// One class of a class-based or priority queue.
 struct ClassRow<'a> {
     link: &'a ResolvedLink,
+    nodes: &'a [String],
     class: usize,
     stats: &'a ClassStats,
     window_s: f64,
 }
 
-impl<'a> ClassRow<'a> {
-    fn new(link: &'a ResolvedLink, class: usize, stats: &'a ClassStats, window_s: f64) -> Self {
-        Self {
-            link,
-            class,
-            stats,
-            window_s,
-        }
-    }
-
+impl ClassRow<'_> {
     /// CBQ classes by their names; priority classes are known by their rank.
     fn name(&self) -> String {
         match &self.link.queue {
@@ -786,10 +784,11 @@ fn flow_links_table(s: &Scenario, window: &Reading, flow_names: &[String]) -> Ta
     // By flow, then by link in the scenario's order.
     let mut rows: Vec<FlowLinkRow<'_>> = (s.links.iter().zip(&window.links))
         .flat_map(|(spec, reading)| {
-            (reading.flows().iter()).map(|(flow, counts)| FlowLinkRow {
+            let link: Rc<str> = spec.name(&s.nodes).into();
+            (reading.flows().iter()).map(move |(flow, counts)| FlowLinkRow {
                 flow: *flow,
                 name: &flow_names[flow.index()],
-                link: &spec.name,
+                link: Rc::clone(&link),
                 counts,
             })
         })
@@ -798,7 +797,7 @@ fn flow_links_table(s: &Scenario, window: &Reading, flow_names: &[String]) -> Ta
     let columns = [
         &[
             ("flow", Get::Str(|r: &FlowLinkRow<'_>| r.name.clone())),
-            ("link", Get::Str(|r| r.link.clone())),
+            ("link", Get::Str(|r| r.link.to_string())),
         ][..],
         &counters![FlowLinkRow<'_>: |r| r.counts; arrivals, drops, marks],
     ]

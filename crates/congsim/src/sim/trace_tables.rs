@@ -7,6 +7,7 @@ use crate::table::{ColumnSpec, Get};
 use congsim_ip::Sojourn;
 use congsim_tcp::{SenderState, StateChange};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 impl Simulation<'_> {
     /// The `sojourn` table: each packet's wait in the queue of the links that record them, by
@@ -16,17 +17,18 @@ impl Simulation<'_> {
         let recording =
             || (self.scenario.links.iter().zip(&self.links)).filter(|(l, _)| l.record_sojourns);
         recording().next()?;
-        let rows: Vec<SojournRow<'_>> = recording()
+        let rows: Vec<SojournRow> = recording()
             .flat_map(|(spec, link)| {
+                let name: Rc<str> = spec.name(&self.scenario.nodes).into();
                 let before_end = link.sojourns().iter().filter(move |s| s.left_at < end);
                 before_end.map(move |&sojourn| SojournRow {
-                    link: &spec.name,
+                    link: Rc::clone(&name),
                     flow: self.flow_name(sojourn.flow),
                     sojourn,
                 })
             })
             .collect();
-        let columns: [ColumnSpec<SojournRow<'_>>; 5] = [
+        let columns: [ColumnSpec<SojournRow>; 5] = [
             ("link", Get::Str(|r| r.link.to_string())),
             ("time_s", Get::F64(|r| r.sojourn.left_at.as_secs_f64())),
             ("flow", Get::Str(|r| r.flow.clone())),
@@ -53,6 +55,7 @@ impl Simulation<'_> {
             if !spec.record_sojourns {
                 continue;
             }
+            let name: Rc<str> = spec.name(&s.nodes).into();
             let mut waits: BTreeMap<FlowId, Vec<u64>> = BTreeMap::new();
             for sojourn in recorded {
                 if (from..until).contains(&sojourn.left_at) {
@@ -69,7 +72,7 @@ impl Simulation<'_> {
                 ps.sort_unstable();
                 let counts = reading.flows().get(&flow).copied().unwrap_or_default();
                 rows.push(SojournFlowRow {
-                    link: &spec.name,
+                    link: Rc::clone(&name),
                     flow: &flow_names[flow.index()],
                     counts,
                     waits_ps: ps,
@@ -80,7 +83,7 @@ impl Simulation<'_> {
             return None;
         }
         let columns: [ColumnSpec<SojournFlowRow<'_>>; 11] = [
-            ("link", Get::Str(|r| r.link.clone())),
+            ("link", Get::Str(|r| r.link.to_string())),
             ("flow", Get::Str(|r| r.flow.clone())),
             ("packets", Get::U64(|r| r.waits_ps.len() as u64)),
             ("drops", Get::U64(|r| r.counts.drops)),
@@ -126,8 +129,8 @@ impl Simulation<'_> {
 }
 
 /// One packet's wait in a link's queue.
-struct SojournRow<'a> {
-    link: &'a str,
+struct SojournRow {
+    link: Rc<str>,
     flow: String,
     sojourn: Sojourn,
 }
@@ -144,7 +147,7 @@ fn changed_names(changed: u8) -> String {
 
 /// One flow at one link that records sojourns: its counts and its waits, sorted.
 struct SojournFlowRow<'a> {
-    link: &'a String,
+    link: Rc<str>,
     flow: &'a String,
     counts: congsim_ip::link::FlowCounts,
     waits_ps: Vec<u64>,

@@ -112,7 +112,7 @@ pub(super) fn resolve_events(
         }
     }
     events.sort_by_key(|(i, e)| (e.at, *i));
-    check_sequence(ctx, &events, links)?;
+    check_sequence(ctx, &events, links, &file.nodes)?;
     if !events.is_empty() {
         for link in links.iter_mut() {
             link.fifo_fast_path = false;
@@ -173,7 +173,7 @@ fn changes(
 ) -> Result<Vec<NetworkChange>, ScenarioError> {
     if let Some(name) = &spec.link {
         let field = format!("{p}.link");
-        let index = link_named(ctx, &field, links, name)?;
+        let index = link_named(ctx, &field, (links, &file.nodes), name)?;
         let link = &links[index];
         if link.atm.is_some() {
             return Err(ctx.err(
@@ -225,13 +225,20 @@ fn changes(
                 NetworkChange::QueueLimit(id, limit)
             }
             EventAction::QueueParams => {
-                let settings =
-                    new_queue_settings(ctx, p, spec, &file.links[link.spec_index], link)?;
+                let settings = new_queue_settings(
+                    ctx,
+                    p,
+                    spec,
+                    (&file.links[link.spec_index], &file.nodes),
+                    link,
+                )?;
                 let changes = &mut links[index].queue_changes;
                 changes.push(settings);
                 NetworkChange::QueueParams(id, (changes.len() - 1) as u32)
             }
-            EventAction::LinkFailures => failures(ctx, p, spec, links, index, duration)?,
+            EventAction::LinkFailures => {
+                failures(ctx, p, spec, (links, &file.nodes), index, duration)?
+            }
             EventAction::FlowStart | EventAction::FlowStop | EventAction::CbrRate => {
                 unreachable!("actions without a link")
             }
@@ -291,28 +298,23 @@ fn new_queue_settings(
     ctx: &Ctx<'_>,
     p: &str,
     spec: &EventSpec,
-    link_spec: &LinkSpec,
+    (link_spec, nodes): (&LinkSpec, &[String]),
     link: &ResolvedLink,
 ) -> Result<QueueDiscipline, ScenarioError> {
+    let name = link.name(nodes);
     let field = format!("{p}.queue");
     let kind = link.queue.kind_name();
     let given = spec.queue.as_ref().expect("checked");
     if given.get("kind").is_some_and(|k| k.as_str() != Some(kind)) {
         return Err(ctx.err(
             format!("{field}.kind"),
-            format!(
-                "\"{}\" keeps its {kind} queue: give only the fields that change",
-                link.name
-            ),
+            format!("\"{name}\" keeps its {kind} queue: give only the fields that change"),
         ));
     }
     let keeps = |what: &str| {
         ctx.err(
             &field,
-            format!(
-                "\"{}\"'s {kind} queue keeps its {what} while it runs",
-                link.name
-            ),
+            format!("\"{name}\"'s {kind} queue keeps its {what} while it runs"),
         )
     };
     if matches!(
@@ -322,8 +324,7 @@ fn new_queue_settings(
         return Err(ctx.err(
             &field,
             format!(
-                "\"{}\" has a {kind} queue, which keeps its classes: queue_params changes droptail, red, codel, fq_codel, pie and fq_pie queues",
-                link.name
+                "\"{name}\" has a {kind} queue, which keeps its classes: queue_params changes droptail, red, codel, fq_codel, pie and fq_pie queues"
             ),
         ));
     }
@@ -388,7 +389,7 @@ fn failures(
     ctx: &Ctx<'_>,
     p: &str,
     spec: &EventSpec,
-    links: &[ResolvedLink],
+    (links, nodes): (&[ResolvedLink], &[String]),
     index: usize,
     duration: SimDuration,
 ) -> Result<NetworkChange, ScenarioError> {
@@ -422,7 +423,7 @@ fn failures(
             format!("{p}.link"),
             format!(
                 "the reverse direction {} has a {} queue, which may hold packets back; links go down and up with droptail, red, codel, fq_codel, pie and fq_pie queues",
-                links[r].name,
+                links[r].name(nodes),
                 links[r].queue.kind_name()
             ),
         ));
@@ -466,6 +467,7 @@ fn check_sequence(
     ctx: &Ctx<'_>,
     events: &[(usize, ResolvedEvent)],
     links: &[ResolvedLink],
+    nodes: &[String],
 ) -> Result<(), ScenarioError> {
     let mut at_instant: BTreeMap<(SimDuration, Target), (usize, NetworkChange)> = BTreeMap::new();
     let mut down = vec![false; links.len()];
@@ -495,7 +497,7 @@ fn check_sequence(
                 format!("events[{i}].link"),
                 format!(
                     "\"{}\" has a link_failures process (events[{j}]), which decides when it is down and up",
-                    links[l.index()].name
+                    links[l.index()].name(nodes)
                 ),
             ));
         }
@@ -518,7 +520,7 @@ fn check_sequence(
             _ => continue,
         };
         if down[link.index()] == going_down {
-            let name = &links[link.index()].name;
+            let name = links[link.index()].name(nodes);
             return Err(ctx.err(
                 format!("events[{i}].action"),
                 format!(

@@ -303,7 +303,6 @@ fn resolve_links(
                 ));
             }
             links.push(ResolvedLink {
-                name: format!("{from_name}->{to_name}"),
                 spec_index: i,
                 from,
                 to,
@@ -574,7 +573,7 @@ fn resolve_sojourn_links(
 ) -> Result<(), ScenarioError> {
     for (j, name) in file.metrics.sojourn_links.iter().enumerate() {
         let p = format!("metrics.sojourn_links[{j}]");
-        let id = link_named(ctx, &p, links, name)?;
+        let id = link_named(ctx, &p, (links, &file.nodes), name)?;
         let link = &mut links[id];
         if link.atm.is_some() {
             return Err(ctx.err(p, format!("\"{name}\" is an ATM link: it has no IP queue")));
@@ -632,19 +631,22 @@ fn resolve_change_trace(
 fn link_named(
     ctx: &Ctx<'_>,
     path: &str,
-    links: &[ResolvedLink],
+    (links, nodes): (&[ResolvedLink], &[String]),
     name: &str,
 ) -> Result<usize, ScenarioError> {
-    links.iter().position(|l| l.name == name).ok_or_else(|| {
-        let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
-        ctx.err(
-            path,
-            format!(
-                "unknown link \"{name}\"; links are: {}",
-                checks::listing(known)
-            ),
-        )
-    })
+    links
+        .iter()
+        .position(|l| l.name(nodes) == name)
+        .ok_or_else(|| {
+            let known: Vec<String> = links.iter().map(|l| l.name(nodes)).collect();
+            ctx.err(
+                path,
+                format!(
+                    "unknown link \"{name}\"; links are: {}",
+                    checks::listing(known.iter().map(String::as_str))
+                ),
+            )
+        })
 }
 
 /// Packet captures (`captures[i]`): a plain `.pcap` file name each, over named links.
@@ -681,7 +683,7 @@ fn resolve_captures(
         }
         let mut ids = Vec::new();
         for (j, name) in c.links.iter().enumerate() {
-            let id = link_named(ctx, &format!("{p}.links[{j}]"), links, name)?;
+            let id = link_named(ctx, &format!("{p}.links[{j}]"), (links, &file.nodes), name)?;
             links[id].capture = true;
             ids.push(LinkId(id as u32));
         }
