@@ -41,7 +41,8 @@ impl fmt::Display for ScenarioWarning {
     }
 }
 
-/// A link's output queue, resolved.
+/// A link's output queue, resolved. The settings of all but the plain queue sit behind
+/// pointers: a network of millions of links holds one per link.
 #[derive(Clone, Debug)]
 pub enum QueueDiscipline {
     DropTail {
@@ -49,24 +50,11 @@ pub enum QueueDiscipline {
         semantics: LimitSemantics,
         drop_front: bool,
     },
-    Red(RedParams),
-    /// Strict priority: per class a packet limit (waiting packets); `class_of[flow id]` and
-    /// the class of every flow not listed.
-    Priority {
-        limits: Vec<u64>,
-        class_of: Vec<usize>,
-        default_class: usize,
-    },
-    /// CBQ: the class tree (and the classes' names); `class_of` and `default_class` name
-    /// leaves.
-    Cbq {
-        config: Box<CbqConfig>,
-        names: Vec<String>,
-        class_of: Vec<usize>,
-        default_class: usize,
-    },
+    Red(Box<RedParams>),
+    Priority(Box<PriorityClasses>),
+    Cbq(Box<CbqClasses>),
     Codel {
-        params: CodelParams,
+        params: Box<CodelParams>,
         limit_packets: u64,
     },
     /// FQ-CoDel; a `hash_seed` of `None` is drawn from the link's stream when it is built.
@@ -85,14 +73,32 @@ pub enum QueueDiscipline {
     },
 }
 
+/// Strict priority: per class a packet limit (waiting packets); `class_of[flow id]` and the
+/// class of every flow not listed.
+#[derive(Clone, Debug)]
+pub struct PriorityClasses {
+    pub limits: Vec<u64>,
+    pub class_of: Vec<usize>,
+    pub default_class: usize,
+}
+
+/// CBQ: the class tree (and the classes' names); `class_of` and `default_class` name leaves.
+#[derive(Clone, Debug)]
+pub struct CbqClasses {
+    pub config: CbqConfig,
+    pub names: Vec<String>,
+    pub class_of: Vec<usize>,
+    pub default_class: usize,
+}
+
 impl QueueDiscipline {
     /// The discipline's name as scenario files write it (`queue.kind`).
     pub fn kind_name(&self) -> &'static str {
         match self {
             Self::DropTail { .. } => "droptail",
             Self::Red(_) => "red",
-            Self::Priority { .. } => "priority",
-            Self::Cbq { .. } => "cbq",
+            Self::Priority(_) => "priority",
+            Self::Cbq(_) => "cbq",
             Self::Codel { .. } => "codel",
             Self::FqCodel { .. } => "fq_codel",
             Self::Pie { .. } => "pie",
@@ -111,11 +117,10 @@ pub struct ResolvedLink {
     pub rate: Rate,
     pub delay: SimDuration,
     pub queue: QueueDiscipline,
-    /// New settings of the queue that `queue_params` events install, in the order of the
-    /// events (`NetworkChange::QueueParams` holds the index).
-    pub queue_changes: Vec<QueueDiscipline>,
+    /// What the file scripts at this link (`None` for most links: a network of millions of
+    /// links would otherwise hold two empty lists per link).
+    pub script: Option<Box<LinkScript>>,
     pub random_loss: f64,
-    pub scripted: Vec<(FlowId, u64, ScriptedAction)>,
     /// Serve FIFO disciplines on the fast path (departure computed at enqueue). Always on from
     /// scenario files; tests turn it off to check that both paths agree.
     pub fifo_fast_path: bool,
@@ -131,7 +136,31 @@ pub struct ResolvedLink {
     pub atm: Option<Box<AtmPort>>,
 }
 
+/// What a scenario scripts at one link.
+#[derive(Clone, Debug, Default)]
+pub struct LinkScript {
+    /// New settings of the queue that `queue_params` events install, in the order of the
+    /// events (`NetworkChange::QueueParams` holds the index).
+    pub queue_changes: Vec<QueueDiscipline>,
+    /// Scripted drops and marks: `(flow, k, action)` acts on the flow's k-th data packet here.
+    pub scripted: Vec<(FlowId, u64, ScriptedAction)>,
+}
+
 impl ResolvedLink {
+    /// The link's script, created for a link that had none.
+    pub fn script_mut(&mut self) -> &mut LinkScript {
+        self.script.get_or_insert_default()
+    }
+
+    /// The queue settings `queue_params` event `k` on this link installs.
+    pub fn queue_change(&self, k: u32) -> &QueueDiscipline {
+        let script = self
+            .script
+            .as_ref()
+            .expect("a queue_params event has a script");
+        &script.queue_changes[k as usize]
+    }
+
     /// `from->to`, as files name links. Made when asked for, not held: a network of millions
     /// of links would hold as many strings for its tables alone.
     pub fn name(&self, nodes: &[String]) -> String {

@@ -179,7 +179,7 @@ pub(super) fn reconfigure(qdisc: &mut Qdisc, settings: &QueueDiscipline) {
                 drop_front,
             },
         ) => q.set_config(*limit, *semantics, *drop_front),
-        (Qdisc::Red(q), QueueDiscipline::Red(params)) => q.set_params(params.clone()),
+        (Qdisc::Red(q), QueueDiscipline::Red(params)) => q.set_params((**params).clone()),
         (
             Qdisc::Codel(q),
             QueueDiscipline::Codel {
@@ -216,28 +216,18 @@ fn build_link(
                 semantics,
                 drop_front,
             } => Qdisc::DropTail(DropTail::new(*limit, *semantics, *drop_front)),
-            QueueDiscipline::Priority {
-                limits,
-                class_of,
-                default_class,
-            } => Qdisc::Priority(Priority::new(
-                limits
-                    .iter()
+            QueueDiscipline::Priority(p) => Qdisc::Priority(Priority::new(
+                (p.limits.iter())
                     .map(|&l| DropTail::packets(l, LimitSemantics::Waiting))
                     .collect(),
-                Classifier::new(class_of.clone(), *default_class),
+                Classifier::new(p.class_of.clone(), p.default_class),
             )),
-            QueueDiscipline::Cbq {
-                config,
-                class_of,
-                default_class,
-                ..
-            } => Qdisc::Cbq(Box::new(Cbq::new(
-                config,
-                Classifier::new(class_of.clone(), *default_class),
+            QueueDiscipline::Cbq(c) => Qdisc::Cbq(Box::new(Cbq::new(
+                &c.config,
+                Classifier::new(c.class_of.clone(), c.default_class),
             ))),
             QueueDiscipline::Red(params) => Qdisc::Red(Box::new(Red::new(
-                params.clone(),
+                (**params).clone(),
                 streams.stream(&format!("link/{}/red", l.name(nodes))),
             ))),
             QueueDiscipline::Codel {
@@ -272,7 +262,7 @@ fn build_link(
                 )))
             }
         },
-        scripted: l.scripted.clone(),
+        scripted: (l.script.as_ref()).map_or_else(Vec::new, |s| s.scripted.clone()),
         random_loss: (l.random_loss > 0.0).then(|| {
             (
                 l.random_loss,

@@ -672,7 +672,7 @@ impl<'a> Simulation<'a> {
             }
             NetworkChange::QueueParams(link, k) => build::reconfigure(
                 self.links[link.index()].qdisc_mut(),
-                &self.scenario.links[link.index()].queue_changes[k as usize],
+                self.scenario.links[link.index()].queue_change(k),
             ),
             NetworkChange::CbrRate(i, rate) => self.cbr[i].source.set_rate(now, rate),
             NetworkChange::LinkFailures { .. } => {

@@ -665,7 +665,7 @@ impl ClassRow<'_> {
     /// CBQ classes by their names; priority classes are known by their rank.
     fn name(&self) -> String {
         match &self.link.queue {
-            QueueDiscipline::Cbq { names, .. } => names[self.class].clone(),
+            QueueDiscipline::Cbq(c) => c.names[self.class].clone(),
             _ => format!("priority {}", self.class),
         }
     }

@@ -184,7 +184,7 @@ fn changes(
         let id = LinkId(index as u32);
         let class_based = matches!(
             link.queue,
-            QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
+            QueueDiscipline::Priority(_) | QueueDiscipline::Cbq(_)
         );
         let change = match spec.action {
             EventAction::LinkDown | EventAction::LinkUp | EventAction::LinkFailures
@@ -232,7 +232,7 @@ fn changes(
                     (&file.links[link.spec_index], &file.nodes),
                     link,
                 )?;
-                let changes = &mut links[index].queue_changes;
+                let changes = &mut links[index].script_mut().queue_changes;
                 changes.push(settings);
                 NetworkChange::QueueParams(id, (changes.len() - 1) as u32)
             }
@@ -319,7 +319,7 @@ fn new_queue_settings(
     };
     if matches!(
         link.queue,
-        QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
+        QueueDiscipline::Priority(_) | QueueDiscipline::Cbq(_)
     ) {
         return Err(ctx.err(
             &field,
@@ -416,7 +416,7 @@ fn failures(
     if let Some(r) = reverse
         && matches!(
             links[r].queue,
-            QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
+            QueueDiscipline::Priority(_) | QueueDiscipline::Cbq(_)
         )
     {
         return Err(ctx.err(

@@ -120,7 +120,10 @@ impl Scenario {
         let atm_abr = resolve_atm(&ctx, &file, &mut links, &routes, &flows, &cbr, &transfers)?;
         let scripted = resolve_scripted(&ctx, &file, &lookup, &link_by_ends, &flow_ids, &flows)?;
         for entry in &scripted {
-            (links[entry.link.index()].scripted).push((entry.flow, entry.packet, entry.action));
+            let script = links[entry.link.index()].script_mut();
+            script
+                .scripted
+                .push((entry.flow, entry.packet, entry.action));
         }
         let captures = resolve_captures(&ctx, &file, &mut links)?;
         resolve_sojourn_links(&ctx, &file, &mut links)?;
@@ -309,9 +312,8 @@ fn resolve_links(
                 rate: spec.rate.value,
                 delay: spec.delay.value,
                 queue: queue.clone(),
-                queue_changes: Vec::new(),
                 random_loss: spec.random_loss,
-                scripted: Vec::new(),
+                script: None,
                 fifo_fast_path: true,
                 record_sojourns: false,
                 capture: false,
@@ -580,7 +582,7 @@ fn resolve_sojourn_links(
         }
         if matches!(
             link.queue,
-            QueueDiscipline::Priority { .. } | QueueDiscipline::Cbq { .. }
+            QueueDiscipline::Priority(_) | QueueDiscipline::Cbq(_)
         ) {
             return Err(ctx.err(
                 p,

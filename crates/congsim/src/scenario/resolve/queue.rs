@@ -140,12 +140,12 @@ fn resolve_cbq(
             .filter(|&b| b > 0)
             .ok_or_else(|| ctx.err(field("max_packet_size"), "must be 1B to 4GB"))?,
     };
-    Ok(QueueDiscipline::Cbq {
+    Ok(QueueDiscipline::Cbq(Box::new(CbqClasses {
         names: classes
             .iter()
             .map(|c| c.name.clone().unwrap_or_default())
             .collect(),
-        config: Box::new(CbqConfig {
+        config: CbqConfig {
             link_rate: spec.rate.value,
             link_sharing: match q.link_sharing {
                 None | Some(LinkSharingName::AncestorOnly) => LinkSharing::AncestorOnly,
@@ -156,11 +156,11 @@ fn resolve_cbq(
             max_packet_bytes,
             ns2_fallback: q.cbq_ns2_fallback.unwrap_or(true),
             classes: configs,
-        }),
+        },
         // Flows are assigned to leaves once they are known (assign_classes).
         class_of: Vec::new(),
         default_class: 0,
-    })
+    })))
 }
 
 /// The output queue of link `p` (`links[i]`).
@@ -186,21 +186,21 @@ pub(super) fn resolve_queue(
                 limits.push(class_limit(ctx, field, i, class.limit_packets)?);
             }
             // Flows are assigned to classes once they are known (assign_classes).
-            Ok(QueueDiscipline::Priority {
+            Ok(QueueDiscipline::Priority(Box::new(PriorityClasses {
                 limits,
                 class_of: Vec::new(),
                 default_class: 0,
-            })
+            })))
         }
         QueueSpec::Cbq(q) => resolve_cbq(ctx, p, spec, q),
         QueueSpec::Codel(q) => Ok(QueueDiscipline::Codel {
-            params: codel_params(
+            params: Box::new(codel_params(
                 ctx,
                 p,
                 [&q.target, &q.interval, &q.ce_threshold],
                 &q.mtu,
                 q.ecn_marking.unwrap_or(false),
-            )?,
+            )?),
             limit_packets: at_least_one(ctx, &field("limit_packets"), q.limit_packets, 1000)?,
         }),
         QueueSpec::FqCodel(q) => Ok(QueueDiscipline::FqCodel {
@@ -509,7 +509,7 @@ fn resolve_red(
     if !(max_p > 0.0 && max_p <= 1.0) {
         return Err(ctx.err(field("max_p"), "must be in (0, 1]"));
     }
-    Ok(QueueDiscipline::Red(RedParams {
+    Ok(QueueDiscipline::Red(Box::new(RedParams {
         min_th,
         max_th,
         w_q,
@@ -525,5 +525,5 @@ fn resolve_red(
         mark_above_max_th: q.mark_above_max_th.unwrap_or(false),
         packets_per_second,
         ns2_quirks: q.ns2_quirks.unwrap_or(true),
-    }))
+    })))
 }

@@ -153,21 +153,16 @@ pub(super) fn assign_classes(
         for _ in 0..directions {
             let link = resolved.next().expect("one resolved link per direction");
             let (class_of, default_class, leaves) = match &mut link.queue {
-                QueueDiscipline::Priority {
-                    limits,
-                    class_of,
-                    default_class,
-                } => (class_of, default_class, (0..limits.len()).collect()),
-                QueueDiscipline::Cbq {
-                    config,
-                    class_of,
-                    default_class,
-                    ..
-                } => {
-                    let leaves: Vec<usize> = (0..config.classes.len())
-                        .filter(|&c| config.classes.iter().all(|k| k.parent != Some(c)))
+                QueueDiscipline::Priority(p) => {
+                    let leaves = (0..p.limits.len()).collect();
+                    (&mut p.class_of, &mut p.default_class, leaves)
+                }
+                QueueDiscipline::Cbq(c) => {
+                    let classes = &c.config.classes;
+                    let leaves: Vec<usize> = (0..classes.len())
+                        .filter(|&i| classes.iter().all(|k| k.parent != Some(i)))
                         .collect();
-                    (class_of, default_class, leaves)
+                    (&mut c.class_of, &mut c.default_class, leaves)
                 }
                 QueueDiscipline::DropTail { .. }
                 | QueueDiscipline::Red(_)
