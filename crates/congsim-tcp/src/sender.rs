@@ -12,6 +12,7 @@ use crate::sender_core::{CaState, SenderCore};
 use crate::stats::{ChangeTrace, SenderState, SenderStats, TraceEvent};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::TcpHeader;
+use std::sync::Arc;
 
 pub struct TcpSender {
     core: SenderCore,
@@ -23,7 +24,10 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// A sender with `boot_phase` in `[0, tick)` (ns-2 exact timer mode; ignored otherwise).
-    pub fn new(cfg: SenderConfig, boot_phase: SimDuration) -> Self {
+    /// The configuration may be shared (`Arc`): a network of a million flows with one
+    /// configuration holds it once.
+    pub fn new(cfg: impl Into<Arc<SenderConfig>>, boot_phase: SimDuration) -> Self {
+        let cfg = cfg.into();
         Self {
             recovery: Recovery::new(&cfg),
             core: SenderCore::new(cfg, boot_phase),

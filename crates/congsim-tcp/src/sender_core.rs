@@ -17,6 +17,7 @@ use crate::stats::{SenderStats, TraceEvent, TraceKind};
 use crate::window::{AfterCut, CongestionWindow, WindowChange};
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::wire::{SackBlocks, TcpFlags, TcpHeader};
+use std::sync::Arc;
 
 /// Size of the ns-2 connection-opening packet (`tcpip_base_hdr_size_`).
 const SYN_BYTES: u32 = 40;
@@ -76,7 +77,7 @@ pub(crate) enum SendCause {
 }
 
 pub(crate) struct SenderCore {
-    pub(crate) cfg: SenderConfig,
+    pub(crate) cfg: Arc<SenderConfig>,
     /// Written only by [`Self::change_window`].
     window: CongestionWindow,
     /// How the window grows and how far a congestion event cuts it.
@@ -156,7 +157,7 @@ pub(crate) struct SenderCore {
 }
 
 impl SenderCore {
-    pub(crate) fn new(cfg: SenderConfig, boot_phase: SimDuration) -> Self {
+    pub(crate) fn new(cfg: Arc<SenderConfig>, boot_phase: SimDuration) -> Self {
         let window = CongestionWindow::new(&cfg);
         let rtt = RttEstimator::new(cfg.tick, cfg.initial_rto, cfg.rto_bounds);
         Self {

@@ -108,7 +108,7 @@ mod tests {
             partial_window_deflation,
             ..Profile::Ns2_2000.sender(Variant::NewReno)
         };
-        let mut s = SenderCore::new(cfg, SimDuration::ZERO);
+        let mut s = SenderCore::new(cfg.into(), SimDuration::ZERO);
         s.start(None);
         s.change_window(WindowChange::Segments(10.0));
         s.send_window(SimTime::ZERO, 0, 0);

@@ -144,7 +144,7 @@ mod tests {
         if cfg.seq_mode == SeqMode::Packets {
             cfg.rwnd = 100;
         }
-        let mut s = SenderCore::new(cfg, SimDuration::ZERO);
+        let mut s = SenderCore::new(cfg.into(), SimDuration::ZERO);
         s.start(None);
         s.change_window(WindowChange::Segments(10.0));
         s.send_window(SimTime::ZERO, 0, 0);

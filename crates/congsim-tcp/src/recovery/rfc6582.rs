@@ -78,7 +78,10 @@ mod tests {
 
     /// An RFC-profile NewReno core in recovery: segments 0..10 sent, 4 lost, three duplicates.
     fn recovering() -> (SenderCore, Rfc6582) {
-        let mut s = SenderCore::new(Profile::Rfc.sender(Variant::NewReno), SimDuration::ZERO);
+        let mut s = SenderCore::new(
+            Profile::Rfc.sender(Variant::NewReno).into(),
+            SimDuration::ZERO,
+        );
         s.start(None);
         s.change_window(WindowChange::Segments(10.0));
         s.send_window(SimTime::ZERO, 0, 0);

@@ -326,6 +326,7 @@ mod tests {
     use super::*;
     use crate::config::{Profile, Variant};
     use congsim_core::time::SimDuration;
+    use std::sync::Arc;
 
     /// A packet-numbered RFC 6675 sender with segments 7..=14 outstanding and cwnd 8.
     fn sender_with_7_to_14_out(rwnd: u64) -> (SenderCore, Rfc6675) {
@@ -334,7 +335,7 @@ mod tests {
             sack_sender: SackSender::Rfc6675,
             ..Profile::Ns2_2000.sender(Variant::Sack)
         };
-        let mut s = SenderCore::new(cfg, SimDuration::ZERO);
+        let mut s = SenderCore::new(cfg.into(), SimDuration::ZERO);
         let mut r = Rfc6675::default();
         s.start(None);
         let burst = s.cfg.max_burst;
@@ -404,7 +405,7 @@ mod tests {
 
         // RFC 3517 has no rescue.
         let (mut s, mut r) = sender_with_7_to_14_out(8);
-        s.cfg.sack_sender = SackSender::Rfc3517;
+        Arc::make_mut(&mut s.cfg).sack_sender = SackSender::Rfc3517;
         hand_built_board(&mut r);
         r.high_rxt_end = 13;
         r.rescue_rxt_end = 7;
@@ -426,8 +427,8 @@ mod tests {
         // cwnd 40 over a flight of 8: the first duplicate (SACK of 8) leaves cwnd − pipe = 33.
         let sends_on_first_duplicate = |pacing: bool| {
             let (mut s, mut r) = sender_with_7_to_14_out(100);
-            s.cfg.pacing = pacing;
-            s.cfg.limited_transmit = true;
+            Arc::make_mut(&mut s.cfg).pacing = pacing;
+            Arc::make_mut(&mut s.cfg).limited_transmit = true;
             s.change_window(WindowChange::Segments(40.0));
             s.update_pacing_rate();
             s.outbox.clear();
@@ -471,7 +472,7 @@ mod tests {
     #[test]
     fn prr_lowers_cwnd_to_ssthresh_over_the_recovery_not_at_its_start() {
         let (mut s, mut r) = sender_with_7_to_14_out(100);
-        s.cfg.sack_sender = SackSender::Prr;
+        Arc::make_mut(&mut s.cfg).sack_sender = SackSender::Prr;
         let t = SimTime::from_millis(20);
         s.outbox.clear();
         lose_7_and_sack_8_to_10(&mut s, &mut r, t);
@@ -498,7 +499,7 @@ mod tests {
     fn after_a_timeout_go_back_n_skips_sacked_segments_unless_told_to_forget() {
         for clear in [false, true] {
             let (mut s, mut r) = sender_with_7_to_14_out(100);
-            s.cfg.sack_clear_on_rto = clear;
+            Arc::make_mut(&mut s.cfg).sack_clear_on_rto = clear;
             hand_built_board(&mut r);
             s.outbox.clear();
             let cause = s.timeout_cause();

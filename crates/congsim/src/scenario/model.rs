@@ -17,6 +17,7 @@ use congsim_ip::{LimitSemantics, QueueLimit, ScriptedAction};
 use congsim_tcp::{ReceiverConfig, SenderConfig};
 use std::fmt;
 use std::hash::{DefaultHasher, Hasher};
+use std::sync::Arc;
 
 /// How simultaneous arrivals at a node are ordered (`simulation.tie_order`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,7 +215,8 @@ pub struct ResolvedFlow {
     pub stop: Option<SimDuration>,
     /// Bytes of a finite transfer; `None` for a persistent source.
     pub size_bytes: Option<u64>,
-    pub sender: SenderConfig,
+    /// Shared among the flows that have the same (`Scenario::share_sender_configs`).
+    pub sender: Arc<SenderConfig>,
     pub receiver: ReceiverConfig,
     /// Draw the ns-2 tick-clock phase at random (else zero).
     pub random_boot_phase: bool,
@@ -246,7 +248,7 @@ pub struct ResolvedTransfers {
     pub arrivals_per_second: f64,
     pub start: SimDuration,
     pub stop: SimDuration,
-    pub sender: SenderConfig,
+    pub sender: Arc<SenderConfig>,
     pub receiver: ReceiverConfig,
     pub random_boot_phase: bool,
 }

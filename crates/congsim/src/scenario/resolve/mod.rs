@@ -16,7 +16,9 @@ use congsim_atm::UbrPolicy;
 use congsim_core::time::SimDuration;
 use congsim_core::{FlowId, LinkId, NodeId};
 use congsim_ip::ScriptedAction;
+use congsim_tcp::SenderConfig;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 mod atm;
 mod context;
@@ -144,6 +146,7 @@ impl Scenario {
         let node_names = std::mem::take(&mut file.nodes);
         (file.links, file.flows) = (Vec::new(), Vec::new());
         flows.shrink_to_fit();
+        share_sender_configs(&mut flows);
         let mut scenario = Scenario {
             name: file.name.clone().unwrap_or_else(|| "scenario".to_string()),
             duration,
@@ -506,7 +509,7 @@ fn resolve_flow(
         start_jitter,
         stop,
         size_bytes,
-        sender: tcp.sender,
+        sender: Arc::new(tcp.sender),
         receiver: tcp.receiver,
         random_boot_phase: tcp.random_boot_phase,
         variant_name: tcp.variant_name,
@@ -627,6 +630,25 @@ fn resolve_change_trace(
         }
     }
     Ok(())
+}
+
+/// Flows with the same sender configuration share one: a generated network of a million flows
+/// has a handful. Each flow is compared with the last few distinct configurations only, so
+/// that flows that all differ cost no more than a few comparisons each.
+fn share_sender_configs(flows: &mut [ResolvedFlow]) {
+    const RECENT: usize = 8;
+    let mut recent: Vec<Arc<SenderConfig>> = Vec::with_capacity(RECENT);
+    for flow in flows {
+        match recent.iter().find(|c| ***c == *flow.sender) {
+            Some(same) => flow.sender = Arc::clone(same),
+            None => {
+                if recent.len() == RECENT {
+                    recent.remove(0);
+                }
+                recent.push(Arc::clone(&flow.sender));
+            }
+        }
+    }
 }
 
 /// The index of the link called `name` (`"from->to"`), or an error at `path` listing them.

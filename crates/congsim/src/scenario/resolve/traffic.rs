@@ -12,6 +12,7 @@ use congsim_core::FlowId;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
 use congsim_ip::cbr::{CbrConfig, CbrPattern, CbrSchedule, OnOffLaw};
+use std::sync::Arc;
 
 /// A CBR packet's bytes on the wire hold at least an IPv4 header.
 const CBR_MIN_PACKET_BYTES: u32 = 20;
@@ -126,7 +127,7 @@ pub(super) fn resolve_transfers(
         arrivals_per_second,
         start,
         stop,
-        sender: tcp.sender,
+        sender: Arc::new(tcp.sender),
         receiver: tcp.receiver,
         random_boot_phase: tcp.random_boot_phase,
     })
