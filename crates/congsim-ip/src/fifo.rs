@@ -1,7 +1,7 @@
 //! The fast path's waiting room: packets admitted to a FIFO link, remembered by their enqueue
 //! and start times, which is all the admission test and the statistics need (see `link`).
 
-use crate::qdisc::AdmissionBounds;
+use crate::qdisc::{AdmissionBounds, Qdisc};
 use congsim_core::time::SimTime;
 use std::collections::VecDeque;
 
@@ -18,13 +18,19 @@ pub(crate) struct Waiting {
     pub(crate) cumulative_bytes: u64,
 }
 
+/// The fast path's admission test.
+pub(crate) enum Admission {
+    /// Fixed bounds (DropTail): two compares, in the waiting room's cache line.
+    Bounds(AdmissionBounds),
+    /// The discipline decides (RED), behind a pointer.
+    Discipline(Box<Qdisc>),
+}
+
 /// Waiting packets of the fast path. `repr(C)`: an offer that finds no packet waiting reads
 /// all but the last field (see `crate::link::Link`).
 #[repr(C)]
 pub(crate) struct FifoQueue {
-    /// The discipline's admission test when it is fixed bounds (DropTail), kept here so that
-    /// an offer reads one cache line less (`None`: ask the discipline, RED).
-    pub(crate) bounds: Option<AdmissionBounds>,
+    pub(crate) admission: Admission,
     /// Sorted by `start` (FIFO service).
     pub(crate) waiting: VecDeque<Waiting>,
     /// When the transmitter finishes the last admitted packet.

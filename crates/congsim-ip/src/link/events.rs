@@ -20,11 +20,11 @@ impl Link {
         let tx = self.tx();
         let mut lost: Vec<Packet> = tx.in_service.take().into_iter().collect();
         tx.in_service_left_queue_at = None;
-        while let Some(pkt) = self.qdisc.dequeue(now) {
+        while let Some(pkt) = tx.qdisc.dequeue(now) {
             lost.push(pkt);
         }
         // Drops the discipline made on the way (CoDel) were in the queue too.
-        if let Some(dropped) = self.qdisc.dropped_inside() {
+        if let Some(dropped) = tx.qdisc.dropped_inside() {
             lost.extend(dropped.drain(..).map(|(pkt, _)| pkt));
         }
         for _ in 0..self.tx().enqueued_at.len() {
@@ -91,13 +91,13 @@ impl Link {
     /// The discipline, to take new parameters from a scheduled event.
     pub fn qdisc_mut(&mut self) -> &mut Qdisc {
         assert!(!self.is_fast_path(), "link events need the scheduled path");
-        &mut self.qdisc
+        &mut self.tx().qdisc
     }
 
     /// A new queue limit from now on (see `Qdisc::set_limit`); `false` for a class-based
     /// queue.
     pub fn set_queue_limit(&mut self, limit: u64) -> bool {
         assert!(!self.is_fast_path(), "link events need the scheduled path");
-        self.qdisc.set_limit(limit)
+        self.tx().qdisc.set_limit(limit)
     }
 }

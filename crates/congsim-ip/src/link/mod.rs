@@ -25,7 +25,7 @@ mod events;
 mod tests;
 
 use crate::drops::{DropReason, ScriptedAction};
-use crate::fifo::{FifoQueue, Waiting};
+use crate::fifo::{Admission, FifoQueue, Waiting};
 use crate::qdisc::{Enqueued, Qdisc};
 use congsim_core::FlowId;
 use congsim_core::rng::RngStream;
@@ -204,20 +204,19 @@ pub struct Link {
     pipe: VecDeque<InFlight>,
     service: Service,
     stats: LinkStats,
-    qdisc: Qdisc,
 }
 
 /// How packets reach the transmitter: the FIFO fast path's waiting room, or the scheduled
-/// path's transmitter, behind a pointer: most links of a large network are on the fast path
-/// (every access link of a dumbbell), and a link holds 168 bytes less for it.
+/// path's discipline and transmitter, behind a pointer: most links of a large network are on
+/// the fast path (every access link of a dumbbell), and a link holds 256 bytes less for it.
 enum Service {
     Fifo(FifoQueue),
     Scheduled(Box<Transmitter>),
 }
 
-/// The scheduled path's transmitter.
-#[derive(Default)]
+/// The scheduled path's discipline and transmitter.
 struct Transmitter {
+    qdisc: Qdisc,
     /// The packet being transmitted.
     in_service: Option<Packet>,
     /// When the transmission in progress (or the last one) ends.
@@ -238,19 +237,31 @@ struct Transmitter {
 
 impl Link {
     pub fn new(config: LinkConfig) -> Self {
-        let service = match config.fifo_fast_path && config.qdisc.is_fifo_admission_only() {
+        let qdisc = config.qdisc;
+        let service = match config.fifo_fast_path && qdisc.is_fifo_admission_only() {
             true => Service::Fifo(FifoQueue {
-                bounds: config.qdisc.admission_bounds(),
+                admission: match qdisc.admission_bounds() {
+                    Some(bounds) => Admission::Bounds(bounds),
+                    None => Admission::Discipline(Box::new(qdisc)),
+                },
                 waiting: VecDeque::new(),
                 busy_until: SimTime::ZERO,
                 admitted_bytes: 0,
             }),
-            false => Service::Scheduled(Box::default()),
+            false => Service::Scheduled(Box::new(Transmitter {
+                qdisc,
+                in_service: None,
+                tx_ends_at: SimTime::ZERO,
+                in_service_left_queue_at: None,
+                enqueued_at: VecDeque::new(),
+                wake_scheduled: None,
+                wake_to_schedule: None,
+                inside_drops: Vec::new(),
+            })),
         };
         Self {
             delay: config.delay,
             clock: SerializationClock::new(config.rate),
-            qdisc: config.qdisc,
             service,
             pipe: VecDeque::new(),
             stats: LinkStats::default(),
@@ -279,6 +290,18 @@ impl Link {
         match &self.service {
             Service::Fifo(fifo) => Some(fifo),
             Service::Scheduled(_) => None,
+        }
+    }
+
+    /// The discipline: the scheduled path's, or the fast path's when it decides admission
+    /// (`None` for fixed bounds).
+    fn qdisc(&self) -> Option<&Qdisc> {
+        match &self.service {
+            Service::Scheduled(tx) => Some(&tx.qdisc),
+            Service::Fifo(fifo) => match &fifo.admission {
+                Admission::Discipline(qdisc) => Some(qdisc),
+                Admission::Bounds(_) => None,
+            },
         }
     }
 
@@ -379,7 +402,7 @@ impl Link {
     }
     /// Per-class counters of a class-based queue (empty for a single FIFO).
     pub fn class_stats(&self) -> &[crate::qdisc::ClassStats] {
-        self.qdisc.class_stats()
+        self.qdisc().map_or(&[], Qdisc::class_stats)
     }
 
     /// The counters as of `end`: the fast path counts a transmission when it admits the packet,
@@ -388,7 +411,7 @@ impl Link {
     pub fn stats_at(&self, end: SimTime) -> LinkStats {
         let mut stats = self.stats.clone();
         stats.queue_area_packet_ps = self.queue_area_at(end);
-        stats.marks += self.qdisc.marks();
+        stats.marks += self.qdisc().map_or(0, Qdisc::marks);
         if let Some(fifo) = self.fifo() {
             for w in fifo.waiting.iter().filter(|w| w.start >= end) {
                 stats.departures -= 1;
@@ -404,7 +427,13 @@ impl Link {
     }
     /// `true` when offers may be made ahead of time (fast path with a packet limit).
     pub fn accepts_early_offers(&self) -> bool {
-        self.fifo().is_some() && self.qdisc.counts_packets()
+        match &self.service {
+            Service::Fifo(fifo) => match &fifo.admission {
+                Admission::Bounds(bounds) => bounds.counts_packets(),
+                Admission::Discipline(qdisc) => qdisc.counts_packets(),
+            },
+            Service::Scheduled(_) => false,
+        }
     }
 
     /// Packets waiting at `now` (the one in service excluded).
@@ -418,7 +447,7 @@ impl Link {
                     .filter(|w| w.enqueued <= now && w.start >= now)
                     .count() as u64
             }
-            Service::Scheduled(_) => self.qdisc.len_packets(),
+            Service::Scheduled(tx) => tx.qdisc.len_packets(),
         }
     }
 
@@ -544,15 +573,16 @@ impl Link {
             return self.offer_fifo(now, at, pkt);
         }
         debug_assert_eq!(now, at, "early offers need the fast path");
+        let monitored = self.instruments.is_some();
         let tx = self.tx();
         let also_waiting = match (tx.in_service_left_queue_at, &tx.in_service) {
             (Some(t), Some(p)) if t == now => (1, u64::from(p.size_bytes)),
             _ => (0, 0),
         };
         // A flow monitor learns of RED's marks from its counter.
-        let marks_before = self.instruments.is_some().then(|| self.qdisc.marks());
-        let outcome = self.qdisc.enqueue(now, *pkt, also_waiting);
-        if marks_before.is_some_and(|before| self.qdisc.marks() > before) {
+        let marks_before = monitored.then(|| tx.qdisc.marks());
+        let outcome = tx.qdisc.enqueue(now, *pkt, also_waiting);
+        if marks_before.is_some_and(|before| self.tx().qdisc.marks() > before) {
             self.count_flow(pkt.flow, |counts| counts.marks += 1);
         }
         let mut drop_reason = DropReason::Overflow;
@@ -601,14 +631,16 @@ impl Link {
         let fifo = self.fifo_mut();
         fifo.advance(now);
         let (queued, queued_bytes) = fifo.queued_at(at);
-        let admitted = match fifo.bounds {
+        let admitted = match &mut fifo.admission {
             // The common case, kept free of RED's arguments.
-            Some(bounds) => bounds.admit(queued, queued_bytes, u64::from(pkt.size_bytes)),
-            None => {
+            Admission::Bounds(bounds) => {
+                bounds.admit(queued, queued_bytes, u64::from(pkt.size_bytes))
+            }
+            Admission::Discipline(qdisc) => {
                 // The transmitter is idle at `at` once everything admitted has been sent.
                 let idle_since = (fifo.busy_until <= at).then_some(fifo.busy_until);
                 let marked_before = pkt.ecn.ce;
-                let verdict = (self.qdisc).fifo_admit(at, queued, queued_bytes, idle_since, pkt);
+                let verdict = qdisc.fifo_admit(at, queued, queued_bytes, idle_since, pkt);
                 if pkt.ecn.ce && !marked_before {
                     self.count_flow(pkt.flow, |counts| counts.marks += 1);
                 }
@@ -650,17 +682,20 @@ impl Link {
     }
 
     fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        let marks_before = self.instruments.is_some().then(|| self.qdisc.marks());
-        let pkt = self.qdisc.dequeue(now);
+        let monitored = self.instruments.is_some();
+        let tx = self.tx();
+        let marks_before = monitored.then(|| tx.qdisc.marks());
+        let pkt = tx.qdisc.dequeue(now);
         self.collect_inside_drops(now);
         let pkt = pkt?;
-        if marks_before.is_some_and(|before| self.qdisc.marks() > before) {
+        if marks_before.is_some_and(|before| self.tx().qdisc.marks() > before) {
             self.count_flow(pkt.flow, |counts| counts.marks += 1);
         }
         if self.instruments.is_some() {
             // A FIFO's packet is its oldest enqueue time (drops from inside were its head).
-            let arrived = (self.qdisc.last_enqueued())
-                .or_else(|| self.tx().enqueued_at.front().copied())
+            let tx = self.tx();
+            let arrived = (tx.qdisc.last_enqueued())
+                .or_else(|| tx.enqueued_at.front().copied())
                 .expect("a queued packet has a time");
             self.note_sojourn(now, arrived, &pkt);
         }
@@ -679,7 +714,7 @@ impl Link {
     /// the caller ([`Self::take_inside_drops`]).
     #[inline]
     fn collect_inside_drops(&mut self, now: SimTime) {
-        if let Some(dropped) = self.qdisc.dropped_inside() {
+        if let Some(dropped) = self.tx().qdisc.dropped_inside() {
             let dropped = std::mem::take(dropped);
             for (pkt, reason) in dropped {
                 self.leave_queue(now);
@@ -707,8 +742,12 @@ impl Link {
     }
 
     fn note_max_queue(&mut self) {
-        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.qdisc.len_packets());
-        self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.qdisc.len_bytes());
+        let Service::Scheduled(tx) = &self.service else {
+            unreachable!("the fast path notes its maxima at admission")
+        };
+        let (packets, bytes) = (tx.qdisc.len_packets(), tx.qdisc.len_bytes());
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(packets);
+        self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(bytes);
     }
 
     /// Scheduled path: the transmission in progress ends at `now`. Returns the packet that
@@ -742,12 +781,12 @@ impl Link {
     /// The idle transmitter found packets it may not send yet: notes when to ask again, unless
     /// an earlier wake-up is already held.
     fn ask_for_wake(&mut self, now: SimTime) {
-        if let Some(at) = self.qdisc.wake_at(now) {
-            let tx = self.tx();
-            if tx.wake_scheduled.is_none_or(|held| at < held) {
-                tx.wake_scheduled = Some(at);
-                tx.wake_to_schedule = Some(at);
-            }
+        let tx = self.tx();
+        if let Some(at) = tx.qdisc.wake_at(now)
+            && tx.wake_scheduled.is_none_or(|held| at < held)
+        {
+            tx.wake_scheduled = Some(at);
+            tx.wake_to_schedule = Some(at);
         }
     }
 

@@ -144,8 +144,8 @@ fn an_offer_to_an_idle_link_touches_three_cache_lines() {
             "hot field after the counters"
         );
     }
-    // Six lines: a fast-path link holds none of the scheduled path's state.
-    assert_eq!(size_of::<Link>(), 6 * 64);
+    // Five lines: a fast-path link holds none of the scheduled path's state and discipline.
+    assert_eq!(size_of::<Link>(), 5 * 64);
 }
 
 #[test]

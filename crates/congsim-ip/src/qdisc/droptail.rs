@@ -32,6 +32,11 @@ impl AdmissionBounds {
         }
     }
 
+    /// `true` unless the bytes queued can refuse an arrival (a limit in packets, or none).
+    pub fn counts_packets(&self) -> bool {
+        self.most_bytes == u64::MAX
+    }
+
     /// `Err(Overflow)` if an arrival of `arriving_bytes` does not fit beside `queued_packets`
     /// and `queued_bytes`.
     #[inline]
