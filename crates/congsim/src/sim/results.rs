@@ -178,7 +178,7 @@ impl Simulation<'_> {
                 }
             }
         };
-        let window = closed.since(self.measurement.opened.as_ref());
+        let mut window = closed.since(self.measurement.opened.as_ref());
         let sojourn_flows = self.sojourn_flows_table(&window, &sojourns, &flow_names);
         let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
         let classes = self.classes_table(&window, window_s);
@@ -191,6 +191,16 @@ impl Simulation<'_> {
             (window_s, end),
             &shares,
         );
+        let tcp_events = s.tcp_events.then(|| {
+            let senders = (self.connections.iter())
+                .map(|(f, connection)| (flow_names[f.index()].as_str(), &connection.sender));
+            tcp_events_table(senders)
+        });
+        let tcp_changes = self.tcp_changes_table(end);
+        // What reads the connections and the flows' readings is done: they are freed before
+        // the links' tables are made (the peak of a large run).
+        drop(std::mem::take(&mut self.connections.flows));
+        drop(std::mem::take(&mut window.flows));
         let links = links_table(s, &window, window_ps);
         let (atm_ports, atm_vcs) = match &self.atm {
             Some(atm) => (
@@ -201,12 +211,6 @@ impl Simulation<'_> {
         };
 
         let summary = self.summary_table(&flows, &links, &shares, replication);
-        let tcp_events = s.tcp_events.then(|| {
-            let senders = (self.connections.iter())
-                .map(|(f, connection)| (flow_names[f.index()].as_str(), &connection.sender));
-            tcp_events_table(senders)
-        });
-        let tcp_changes = self.tcp_changes_table(end);
         let vc_owner = |vc| {
             let (flow, direction) = vc_ids::owner(vc);
             (flow, direction.name())
@@ -267,10 +271,7 @@ impl Simulation<'_> {
         summary.push("replication", Column::U64(vec![u64::from(replication)]));
         summary.push("seed", Column::U64(vec![s.seed]));
         summary.push("duration_s", Column::F64(vec![s.duration.as_secs_f64()]));
-        summary.push(
-            "flows",
-            Column::U64(vec![self.connections.flows.len() as u64]),
-        );
+        summary.push("flows", Column::U64(vec![s.flows.len() as u64]));
         summary.push("total_goodput_bps", Column::F64(vec![total]));
         // With several TCP variants side by side, each one's share too (seed 004's Table 5).
         let variants: BTreeSet<&str> = s.flows.iter().map(|f| f.variant_name).collect();

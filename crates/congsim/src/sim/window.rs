@@ -15,7 +15,6 @@ use congsim_ip::LinkStats;
 use congsim_ip::link::FlowCounts;
 use congsim_ip::qdisc::ClassStats;
 use congsim_tcp::{ReceiverStats, SenderStats};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The measurement window as the run goes: the readings at its edges, and the shortcuts (hop
@@ -177,12 +176,12 @@ pub(super) struct Reading {
 
 impl Reading {
     /// What was counted since `start` (`None`: since the beginning of the run, which is this
-    /// reading itself: borrowed, since a large network's reading is large).
-    pub(super) fn since(&self, start: Option<&Self>) -> Cow<'_, Self> {
+    /// reading itself, not copied: a large network's reading is large).
+    pub(super) fn since(self, start: Option<&Self>) -> Self {
         let Some(start) = start else {
-            return Cow::Borrowed(self);
+            return self;
         };
-        Cow::Owned(Self {
+        Self {
             flows: (self.flows.iter().zip(&start.flows))
                 .map(|((sent, received), (sent0, received0))| {
                     (sent.since(sent0), received.since(received0))
@@ -194,6 +193,6 @@ impl Reading {
             cbr: (self.cbr.iter().zip(&start.cbr))
                 .map(|(c, c0)| c.since(c0))
                 .collect(),
-        })
+        }
     }
 }
