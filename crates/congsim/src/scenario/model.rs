@@ -215,7 +215,7 @@ pub struct ResolvedFlow {
     pub stop: Option<SimDuration>,
     /// Bytes of a finite transfer; `None` for a persistent source.
     pub size_bytes: Option<u64>,
-    /// Shared among the flows that have the same (`Scenario::share_sender_configs`).
+    /// Shared among the flows that have the same (`resolve::share_sender_configs`).
     pub sender: Arc<SenderConfig>,
     pub receiver: ReceiverConfig,
     /// Draw the ns-2 tick-clock phase at random (else zero).

@@ -156,12 +156,11 @@ impl Simulation<'_> {
         };
         let window_ps = s.measure_until.as_ps() - s.measure_from.as_ps();
         let window_s = window_ps as f64 / 1e12;
+        // No table reads the packets still propagating: freed before the readings are taken.
+        self.links.iter_mut().for_each(Link::forget_in_flight);
         // Every table below reads the window's readings, not the links: they are freed as soon
         // as they are read, so that a large network's links (a third of a dumbbell's memory)
         // are not held beside its reading and its tables.
-        // No table reads the packets still propagating: freed before the readings are taken
-        // (the peak of a large run).
-        self.links.iter_mut().for_each(Link::forget_in_flight);
         let closed = match self.measurement.closed.take() {
             Some(closed) => {
                 drop(std::mem::take(&mut self.links));
