@@ -240,8 +240,19 @@ impl AtmNetwork {
             return;
         }
         v.stats.cells_sent += n_cells;
-        for cell in cells {
-            self.forward(now, cell, 0);
+        // A port that takes every cell (a host's adapter) sends the frame's cells back to back;
+        // when they wait in its pipe for a port that merges traffic, they enter it as one burst.
+        let first = v.path[0] as usize;
+        let next = v.path.get(1).map(|&p| p as usize);
+        let port = self.ports[first].as_mut().expect("an ATM port");
+        match next {
+            Some(next) if !self.fed_by_one_link[next] && port.takes_every_cell() => {
+                if let Some(head) = port.offer_frame(now, cells, 1) {
+                    self.scheduled
+                        .push((head, AtmEvent::PipeHead(first as u32)));
+                }
+            }
+            _ => cells.for_each(|cell| self.forward(now, cell, 0)),
         }
     }
 
@@ -286,11 +297,12 @@ impl AtmNetwork {
     /// Offers `cell` to hop `hop` of its path at `at`, and on while the next port is fed by one
     /// link alone.
     fn forward(&mut self, mut at: SimTime, cell: Cell, mut hop: usize) {
-        loop {
-            let v = self.vcs[cell.vc as usize].as_ref().expect("an open VC");
+        let v = self.vcs[cell.vc as usize].as_ref().expect("an open VC");
+        let arrive = loop {
             let p = v.path[hop] as usize;
-            let last = hop + 1 == v.path.len();
-            if let (Some(slot), Some(f)) = (cell.rm, v.feedback[hop]) {
+            if let Some(slot) = cell.rm
+                && let Some(f) = v.feedback[hop]
+            {
                 let rm = self.rm_cells.get_mut(slot);
                 if rm.backward {
                     let switch = self.ports[f as usize].as_mut().expect("an ATM port");
@@ -305,17 +317,16 @@ impl AtmNetwork {
                 }
                 return;
             };
-            if last {
-                if self.abr.is_some() {
-                    if port.push_pipe(arrive, cell, AT_DESTINATION) {
-                        self.scheduled.push((arrive, AtmEvent::PipeHead(p as u32)));
-                    }
-                } else {
-                    self.arrive(arrive, cell);
+            hop += 1;
+            if hop == v.path.len() {
+                if self.abr.is_none() {
+                    break arrive;
+                }
+                if port.push_pipe(arrive, cell, AT_DESTINATION) {
+                    self.scheduled.push((arrive, AtmEvent::PipeHead(p as u32)));
                 }
                 return;
             }
-            hop += 1;
             let next = v.path[hop] as usize;
             if self.fed_by_one_link[next] && arrive < self.horizon {
                 at = arrive;
@@ -325,7 +336,8 @@ impl AtmNetwork {
                 self.scheduled.push((arrive, AtmEvent::PipeHead(p as u32)));
             }
             return;
-        }
+        };
+        self.arrive(arrive, cell);
     }
 
     /// `cell` reaches the end of its VC's path at `at` (on a UBR network, as soon as the last
@@ -392,10 +404,9 @@ impl AtmNetwork {
         loop {
             let p = self.ports[port as usize].as_mut().expect("an ATM port");
             let ((cell, hop), next_head) = p.pop_pipe(now);
+            // The next head's wake-up belongs here, in front of what this cell schedules; it
+            // is put there only if the run stops.
             let wake_at = self.scheduled.len();
-            if let Some(t) = next_head {
-                self.scheduled.push((t, AtmEvent::PipeHead(port)));
-            }
             if hop == AT_DESTINATION {
                 self.arrive(now, cell);
             } else {
@@ -404,12 +415,12 @@ impl AtmNetwork {
             let Some(next) = next_head else {
                 return;
             };
-            let behind = earliest(&self.scheduled[wake_at + 1..]).unwrap_or(SimTime::MAX);
+            let behind = earliest(&self.scheduled[wake_at..]).unwrap_or(SimTime::MAX);
             let first = next < before && next < ahead && next <= behind;
             if !first {
+                (self.scheduled).insert(wake_at, (next, AtmEvent::PipeHead(port)));
                 return;
             }
-            self.scheduled.remove(wake_at);
             ahead = ahead.min(behind);
             now = next;
         }

@@ -315,6 +315,26 @@ impl Port {
         }
         let total = self.buffer.len() as u64;
         let full = self.config.capacity_cells.is_some_and(|k| total >= k);
+        // Most cells are a user cell inside a frame the port accepts, with room for it: no
+        // decision to make (what `decide` would conclude, in fewer steps).
+        let state = &mut self.vcs[vc];
+        if !full
+            && cell.rm.is_none()
+            && !state.prev_eom
+            && state.mode == FrameMode::Accept
+            && self.contention.is_none()
+        {
+            state.prev_eom = cell.eom;
+            return Some(self.admit(at, cell.vc));
+        }
+        self.decide(at, cell, total, full)
+    }
+
+    /// `offer`'s decision for a cell that starts a frame, belongs to one the port discards or
+    /// cuts short, finds the buffer full, is an RM cell or may be drawn against (contention).
+    #[inline(never)]
+    fn decide(&mut self, at: SimTime, cell: &Cell, total: u64, full: bool) -> Option<SimTime> {
+        let vc = cell.vc as usize;
         if cell.rm.is_some() {
             // RM cells belong to no frame: admitted if there is room.
             if full {
@@ -380,8 +400,52 @@ impl Port {
         Some(self.admit(at, cell.vc))
     }
 
+    /// `true` if the port admits every cell the moment it arrives: a host adapter's unbounded
+    /// buffer with no switch algorithm, VBR source or contention draw.
+    pub fn takes_every_cell(&self) -> bool {
+        self.config.capacity_cells.is_none()
+            && self.switch.is_none()
+            && self.vbr.is_none()
+            && self.contention.is_none()
+    }
+
+    /// The cells of one frame reach a port that takes every cell at `at` together and go into
+    /// its pipe towards hop `next_hop`, as `offer` and `push_pipe` would take them one by one.
+    /// Returns when the first reaches the far end if it became the pipe's head (the caller
+    /// must then wake the port at that time).
+    pub fn offer_frame(
+        &mut self,
+        at: SimTime,
+        cells: impl Iterator<Item = Cell>,
+        next_hop: u16,
+    ) -> Option<SimTime> {
+        debug_assert!(self.takes_every_cell());
+        let was_empty = self.pipe.is_empty();
+        // Every later cell arrives at the same instant: nothing more leaves in between.
+        self.release(at);
+        for cell in cells {
+            debug_assert!(cell.rm.is_none(), "RM cells are paced by an ABR source");
+            self.stats.cells_in += 1;
+            let vc = cell.vc as usize;
+            if vc >= self.vcs.len() {
+                self.vcs.resize(vc + 1, VcState::default());
+            }
+            let state = &mut self.vcs[vc];
+            if state.prev_eom {
+                state.damaged = false;
+                state.mode = FrameMode::Accept;
+            }
+            state.prev_eom = cell.eom;
+            let arrive = self.admit(at, cell.vc);
+            self.pipe.push_back((arrive, cell, next_hop));
+        }
+        let head = self.pipe.front().map(|&(t, ..)| t);
+        head.filter(|_| was_empty)
+    }
+
     /// Queues a cell of `vc` arriving at `at`; returns when it reaches the far end. VBR cells
     /// that arrive before the transmitter would take it go first.
+    #[inline]
     fn admit(&mut self, at: SimTime, vc: u32) -> SimTime {
         if self.counts_vcs {
             let state = &mut self.vcs[vc as usize];
@@ -546,6 +610,52 @@ mod tests {
         let lot = admitted_per_vc(Some(rng));
         assert_eq!(lot.iter().sum::<u64>(), first_come.iter().sum::<u64>());
         assert!(lot.iter().all(|&n| n > 900 && n < 1100), "{lot:?}");
+    }
+
+    #[test]
+    fn a_frame_offered_at_once_is_what_its_cells_offered_one_by_one_are() {
+        // Host adapters (no capacity) under a policy that counts cells per VC and one that
+        // does not: frames of random sizes from three VCs at random instants, some while
+        // the buffer still holds earlier ones.
+        let mut rng = congsim_core::rng::StreamFactory::new(3, 0).stream("frames");
+        for policy in [UbrPolicy::TailDrop, UbrPolicy::every_kind(0.9, 0.8)[2]] {
+            let adapter = || {
+                let mut p = port(1, policy);
+                p.config.capacity_cells = None;
+                assert!(p.takes_every_cell());
+                p
+            };
+            let (mut whole, mut by_cell) = (adapter(), adapter());
+            let mut at = 0;
+            for f in 0..300 {
+                at += rng.below(40_000_000);
+                let (vc, n) = (rng.below(3) as u32, 1 + rng.below(30) as u16);
+                let now = SimTime::from_ps(at);
+                let head = whole.offer_frame(now, frame(vc, f, n), 1);
+                let mut by_cell_head = None;
+                for c in frame(vc, f, n) {
+                    let arrive = by_cell.offer(now, &c, None).expect("admitted");
+                    if by_cell.push_pipe(arrive, c, 1) {
+                        by_cell_head = Some(arrive);
+                    }
+                }
+                assert_eq!(head, by_cell_head);
+                // The far end takes what has arrived, as its events would.
+                for p in [&mut whole, &mut by_cell] {
+                    while p.pipe.front().is_some_and(|&(t, ..)| t.as_ps() <= at) {
+                        p.pipe.pop_front();
+                    }
+                }
+                assert_eq!(whole.pipe, by_cell.pipe);
+            }
+            let end = SimTime::from_ps(at + 20_000_000);
+            assert_eq!(whole.stats_at(end), by_cell.stats_at(end));
+            assert_eq!(whole.buffer, by_cell.buffer);
+            assert!(
+                whole.stats_at(end).max_queue_cells > 30,
+                "frames queued behind others"
+            );
+        }
     }
 
     #[test]
