@@ -247,6 +247,7 @@ impl Port {
     }
 
     /// Frees the buffer places of cells whose last bit has left by `at`.
+    #[inline(always)]
     fn release(&mut self, at: SimTime) {
         while let Some(&(done, vc)) = self.buffer.front() {
             if done > at {
@@ -445,7 +446,7 @@ impl Port {
 
     /// Queues a cell of `vc` arriving at `at`; returns when it reaches the far end. VBR cells
     /// that arrive before the transmitter would take it go first.
-    #[inline]
+    #[inline(always)]
     fn admit(&mut self, at: SimTime, vc: u32) -> SimTime {
         if self.counts_vcs {
             let state = &mut self.vcs[vc as usize];
