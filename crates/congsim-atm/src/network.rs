@@ -434,9 +434,9 @@ impl AtmNetwork {
             .expect("a delivery event has its frame")
     }
 
-    /// Moves the events to schedule into `out` (left empty here).
-    pub fn drain_scheduled(&mut self, out: &mut Vec<(SimTime, AtmEvent)>) {
-        out.append(&mut self.scheduled);
+    /// The events to schedule, in order, taken out of the network.
+    pub fn drain_scheduled(&mut self) -> std::vec::Drain<'_, (SimTime, AtmEvent)> {
+        self.scheduled.drain(..)
     }
 
     /// Cells in port `link`'s buffer at `now` (0 for a link that is not ATM).
@@ -541,7 +541,6 @@ mod tests {
     struct Events {
         heap: BinaryHeap<Reverse<(SimTime, u64, AtmEvent)>>,
         order: u64,
-        due: Vec<(SimTime, AtmEvent)>,
         /// Let a pipe pass its cells on while nothing else is due (else one event a cell).
         runs: bool,
         handled: u64,
@@ -552,8 +551,7 @@ mod tests {
         fn run_until(&mut self, net: &mut AtmNetwork, until: SimTime) -> Vec<(SimTime, u32, u64)> {
             let mut delivered = Vec::new();
             loop {
-                net.drain_scheduled(&mut self.due);
-                for (t, e) in self.due.drain(..) {
+                for (t, e) in net.drain_scheduled() {
                     self.order += 1;
                     self.heap.push(Reverse((t, self.order, e)));
                 }

@@ -126,14 +126,12 @@ impl Topology {
 /// 10 us in the second half of the run (an instant's ACR carries the last interval's noise).
 fn run(net: &mut AtmNetwork, until: SimTime, vcs: &[VcId]) -> Vec<f64> {
     let mut heap = BinaryHeap::new();
-    let mut due = Vec::new();
     let mut order = 0u64;
     let step = SimDuration::from_micros(10);
     let mut next_sample = SimTime::from_ps(until.as_ps() / 2);
     let (mut sums, mut samples) = (vec![0.0; vcs.len()], 0u32);
     loop {
-        net.drain_scheduled(&mut due);
-        for (t, e) in due.drain(..) {
+        for (t, e) in net.drain_scheduled() {
             order += 1;
             heap.push(Reverse((t, order, e)));
         }

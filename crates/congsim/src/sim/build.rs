@@ -100,7 +100,6 @@ impl<'a> Simulation<'a> {
                 }
                 network
             }),
-            atm_due: Vec::new(),
             tie_streams: (scenario.tie_order == TieOrder::Random).then(|| {
                 (scenario.links.iter())
                     .map(|l| streams.stream(&format!("link/{}/ties", l.name(&scenario.nodes))))

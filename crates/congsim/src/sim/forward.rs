@@ -70,8 +70,7 @@ impl Simulation<'_> {
         let Some(atm) = &mut self.atm else {
             return;
         };
-        atm.drain_scheduled(&mut self.atm_due);
-        for (t, e) in self.atm_due.drain(..) {
+        for (t, e) in atm.drain_scheduled() {
             self.queue.schedule(
                 t,
                 match e {

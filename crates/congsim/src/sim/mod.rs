@@ -422,8 +422,6 @@ struct Simulation<'a> {
     acks: Vec<Segment>,
     /// The ATM network, when the scenario has ATM links.
     atm: Option<AtmNetwork>,
-    /// Scratch for the ATM network's wake-ups.
-    atm_due: Vec<(SimTime, AtmEvent)>,
     /// Per link, the stream that ranks its arrivals among simultaneous ones
     /// (`tie_order = "random"`); `None` to take them in scheduling order.
     tie_streams: Option<Vec<RngStream>>,
