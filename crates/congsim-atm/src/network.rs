@@ -389,13 +389,14 @@ impl AtmNetwork {
     /// do the cells behind it, one after another, while nothing else could happen first: the
     /// caller has no event before `before`, and this call scheduled none that would come first.
     ///
-    /// A run of cells handled in one call is exact: each cell's wake-up is put where it would
-    /// have been scheduled (in front of what its predecessor's passage scheduled), and is
-    /// taken back and served at once only when it would have been the next event anyway: strictly
+    /// A run of cells handled in one call is exact: each cell is served at once only when its
+    /// wake-up would have been the next event anyway: strictly
     /// before `before` (an event already queued at the same instant goes first) and before
-    /// everything scheduled ahead of it, and no later than what was scheduled behind it. Every
-    /// other event keeps its order, so a caller that passes `before = now` (no run) gets the
-    /// same results with one event per cell.
+    /// everything scheduled ahead of it, and no later than what was scheduled behind it;
+    /// otherwise its wake-up is put where it would have been scheduled (in front of what its
+    /// predecessor's passage scheduled) and the run stops. Every other event keeps its order,
+    /// so a caller that passes `before = now` (no run) gets the same results with one event
+    /// per cell.
     pub fn pipe_head(&mut self, mut now: SimTime, port: u32, before: SimTime) {
         // What this call's earlier cells scheduled (and anything pending before it) precedes
         // the next cell's wake-up in the event order.
@@ -418,7 +419,8 @@ impl AtmNetwork {
             let behind = earliest(&self.scheduled[wake_at..]).unwrap_or(SimTime::MAX);
             let first = next < before && next < ahead && next <= behind;
             if !first {
-                (self.scheduled).insert(wake_at, (next, AtmEvent::PipeHead(port)));
+                self.scheduled
+                    .insert(wake_at, (next, AtmEvent::PipeHead(port)));
                 return;
             }
             ahead = ahead.min(behind);
