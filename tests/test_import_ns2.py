@@ -258,6 +258,45 @@ def test_a_random_failure_model_imports_as_a_link_failures_event(tmp_path):
     with pytest.raises(Ns2ImportError, match="rtmodel Deterministic is not imported"):
         deterministic = "$ns rtmodel Deterministic {1 0.5} $a $b\n"
         import_script(write(tmp_path, PROLOGUE + FLOW + deterministic + EPILOGUE))
+    with pytest.raises(Ns2ImportError, match=r"rtmodel on one node .* is not imported"):
+        node = "$ns rtmodel Exponential {0.6 0.1} $a\n"
+        import_script(write(tmp_path, PROLOGUE + FLOW + node + EPILOGUE))
+
+
+def test_a_node_going_down_takes_every_link_of_it_down(tmp_path):
+    """`$ns rtmodel-at T down|up $n` (one node) acts on every link to and from the node, as
+    ns-2's node dynamics do: a link_down (link_up) event for each, in the script's link order;
+    one after the end is left out with a warning."""
+    script = """set ns [new Simulator]
+set a [$ns node]
+set b [$ns node]
+set c [$ns node]
+set d [$ns node]
+$ns duplex-link $a $b 1Mb 10ms DropTail
+$ns duplex-link $b $c 1Mb 10ms DropTail
+$ns duplex-link $c $d 1Mb 10ms DropTail
+set tcp [new Agent/TCP]
+$ns attach-agent $a $tcp
+set sink [new Agent/TCPSink]
+$ns attach-agent $c $sink
+$ns connect $tcp $sink
+set ftp [$tcp attach-app FTP]
+$ns at 0.0 "$ftp start"
+$ns rtmodel-at 1.0 down $b
+$ns rtmodel-at 1.5 up $b
+$ns rtmodel-at 3.0 down $d
+"""
+    imported = import_script(write(tmp_path, script + EPILOGUE))
+    of_b = ["a->b", "b->a", "b->c", "c->b"]
+    assert imported.document["events"] == [
+        *({"at": "1s", "action": "link_down", "link": link} for link in of_b),
+        *({"at": "1.5s", "action": "link_up", "link": link} for link in of_b),
+    ]
+    assert any("rtmodel-at 3.0 down $d" in w and "after the end" in w for w in imported.warnings)
+    links = congsim.run(congsim.loads(imported.text)).links.set_index("link")
+    assert links.loc["a->b", "drops_link_down"] + links.loc["b->c", "drops_link_down"] > 0
+    with pytest.raises(Ns2ImportError, match=r"rtmodel-at TIME down\|up NODE \[NODE\]"):
+        import_script(write(tmp_path, script.replace("up $b", "up") + EPILOGUE))
 
 
 def test_ns2_units_and_names(tmp_path):

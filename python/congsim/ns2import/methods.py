@@ -237,11 +237,13 @@ def event_time(now: Decimal, text: str, where: Location) -> Decimal:
 
 
 def rtmodel_at(rec: Recorder, where: Location, args: list[str]) -> str:
-    if len(args) != 4 or args[1] not in ("down", "up"):
-        raise refused(where, "the import reads rtmodel-at TIME down|up NODE NODE")
+    """`$ns rtmodel-at T down|up $n1 $n2` (the link between them) or `$ns rtmodel-at T down|up
+    $n` (the node: every link to and from it, as ns-2's node dynamics)."""
+    if len(args) not in (3, 4) or args[1] not in ("down", "up"):
+        raise refused(where, "the import reads rtmodel-at TIME down|up NODE [NODE]")
     when = event_time(rec.now, args[0], where)
-    a, b = (_node(rec, handle, where) for handle in args[2:])
-    rec.routes.append(RouteChange(when, args[1] == "up", a, b, where))
+    a, *b = (_node(rec, handle, where) for handle in args[2:])
+    rec.routes.append(RouteChange(when, args[1] == "up", a, b[0] if b else None, where))
     return ""
 
 
@@ -252,6 +254,12 @@ _RTMODEL_START = Decimal("0.5")
 def rtmodel(rec: Recorder, where: Location, args: list[str]) -> str:
     """`$ns rtmodel Exponential {[start] up down [finish]} $n1 $n2` (ns-2's set-parms: two
     values are the means, three add the start, four the finish)."""
+    if len(args) == 3:
+        raise refused(
+            where,
+            "rtmodel on one node (its links failing together) is not imported: congsim's "
+            "link_failures events take one link (give the link's two nodes)",
+        )
     if len(args) != 4:
         raise refused(where, "the import reads rtmodel Exponential {PARAMETERS} NODE NODE")
     if args[0] != "Exponential":

@@ -110,12 +110,13 @@ class Change:
 
 @dataclass(frozen=True)
 class RouteChange:
-    """`$ns rtmodel-at T down|up $n1 $n2`."""
+    """`$ns rtmodel-at T down|up $n1 $n2`, or `$ns rtmodel-at T down|up $n1` (`b` is `None`:
+    every link of `a`)."""
 
     at: Decimal
     up: bool
     a: Obj
-    b: Obj
+    b: Obj | None
     where: Location
 
 

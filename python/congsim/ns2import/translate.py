@@ -385,11 +385,16 @@ class Translation:
                 delay = units.duration_text(units.seconds(change.value))
                 self._event(change.at, "link_delay", link=self.link_name(lines[handle]), delay=delay)
 
+    def _after_end(self, at: Decimal, where: Location) -> bool:
+        """`True` when `at` is past the end: the command at `where` is left out (a warning)."""
+        if at >= self.end:
+            self.warnings.append(f"{where.prefix()}: {where.quoted()} left out: after the end")
+        return at >= self.end
+
     def _between(self, a: Obj, b: Obj, at: Decimal, where: Location) -> list[Link]:
         """The links between `a` and `b` (both directions), none when `at` is past the end
         (with a warning)."""
-        if at >= self.end:
-            self.warnings.append(f"{where.prefix()}: {where.quoted()} left out: after the end")
+        if self._after_end(at, where):
             return []
         pairs = [(a.handle, b.handle), (b.handle, a.handle)]
         links = [self.rec.link_of[p] for p in pairs if p in self.rec.link_of]
@@ -397,9 +402,24 @@ class Translation:
             raise wrong(where, "no link joins these two nodes")
         return links
 
+    def _of_node(self, a: Obj, at: Decimal, where: Location) -> list[Link]:
+        """Every link to or from `a`, in the order the script made them; none when `at` is
+        past the end (with a warning)."""
+        if self._after_end(at, where):
+            return []
+        links = [link for ends, link in self.rec.link_of.items() if a.handle in ends]
+        if not links:
+            raise wrong(where, "no link joins this node")
+        return links
+
     def _routes(self) -> None:
         for change in self.rec.routes:
-            for link in self._between(change.a, change.b, change.at, change.where):
+            links = (
+                self._of_node(change.a, change.at, change.where)
+                if change.b is None
+                else self._between(change.a, change.b, change.at, change.where)
+            )
+            for link in links:
                 self._event(change.at, "link_up" if change.up else "link_down", link=self.link_name(link))
         for process in self.rec.failures:
             if process.finish is not None and process.finish <= process.start:
