@@ -8,7 +8,7 @@ directions, as ns-2's ``rtmodel-at`` does): what the link held is lost, routes a
 at once, and the flows move to the backup. At 20 s the link comes back up and the traffic
 returns. The events are ``[[events]]`` entries of the scenario file; which path each packet
 took comes from the ``sojourn`` table (``[metrics] sojourn_links`` on the first hop of each
-path), the window from the ``tcp_changes`` table.
+path), the window from the ``tcp_changes`` table, the instants from the ``link_changes`` table.
 """
 
 # %%
@@ -25,7 +25,16 @@ import congsim
 
 root = Path(congsim.__file__).resolve().parents[2]
 results = congsim.run(congsim.load(root / "scenarios" / "link-failure.toml"))
-failure_s, repair_s = 10.0, 20.0  # the scenario's link_down and link_up events
+
+# %%
+# When the link went down and came up
+# -----------------------------------
+# The ``link_changes`` table lists every link that went down or came up, with the index of the
+# ``[[events]]`` entry that did it: here the primary's first hop, both directions.
+link_changes = results.table("link_changes")
+print(link_changes.to_string(index=False))
+failure_s = link_changes.loc[link_changes["state"] == "down", "time_s"].min()
+repair_s = link_changes.loc[link_changes["state"] == "up", "time_s"].min()
 
 
 def mark_events(ax: plt.Axes) -> None:

@@ -267,7 +267,8 @@ def test_a_node_going_down_takes_every_link_of_it_down(tmp_path):
     """`$ns rtmodel-at T down|up $n` (one node) acts on every link to and from the node, as
     ns-2's node dynamics do: a link_down (link_up) event for each, in the script's link order;
     one after the end is left out with a warning."""
-    script = """set ns [new Simulator]
+    script = (
+        """set ns [new Simulator]
 set a [$ns node]
 set b [$ns node]
 set c [$ns node]
@@ -275,17 +276,13 @@ set d [$ns node]
 $ns duplex-link $a $b 1Mb 10ms DropTail
 $ns duplex-link $b $c 1Mb 10ms DropTail
 $ns duplex-link $c $d 1Mb 10ms DropTail
-set tcp [new Agent/TCP]
-$ns attach-agent $a $tcp
-set sink [new Agent/TCPSink]
-$ns attach-agent $c $sink
-$ns connect $tcp $sink
-set ftp [$tcp attach-app FTP]
-$ns at 0.0 "$ftp start"
-$ns rtmodel-at 1.0 down $b
+"""
+        + FLOW.replace("attach-agent $b $sink", "attach-agent $c $sink")
+        + """$ns rtmodel-at 1.0 down $b
 $ns rtmodel-at 1.5 up $b
 $ns rtmodel-at 3.0 down $d
 """
+    )
     imported = import_script(write(tmp_path, script + EPILOGUE))
     of_b = ["a->b", "b->a", "b->c", "c->b"]
     assert imported.document["events"] == [

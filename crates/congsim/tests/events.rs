@@ -104,6 +104,16 @@ fn a_link_failure_reroutes_the_flow_at_its_instant_and_the_repair_brings_it_back
     let at = links.iter().position(|l| l == "a->r1").expect("a->r1");
     assert!(lost[at] > 0.0, "{lost:?}");
     assert_eq!(lost.iter().sum::<f64>(), lost[at]);
+    // The `link_changes` table has the two instants, with the events that made them.
+    let changes = r.table("link_changes").expect("an event takes a link down");
+    let rows: Vec<(f64, String, String, f64)> = (f64_col_of(changes, "time_s").into_iter())
+        .zip(str_col_of(Some(changes), "link"))
+        .zip(str_col_of(Some(changes), "state"))
+        .zip(f64_col_of(changes, "event"))
+        .map(|(((t, l), s), e)| (t, l, s, e))
+        .collect();
+    let row = |t: f64, state: &str, e: f64| (t, "a->r1".to_string(), state.to_string(), e);
+    assert_eq!(rows, vec![row(4.0, "down", 0.0), row(8.0, "up", 1.0)]);
     // The sender recovers from the loss: its window was cut at about 4 s.
     let changes = r.table("tcp_changes").expect("tcp_changes set");
     let (times, states) = (
@@ -150,6 +160,32 @@ until = "9s"
     assert_eq!(on("a->r2", 9.05, 12.0), 0);
     let lost = f64_col(&r, "links", "drops_link_down");
     assert!(lost.iter().sum::<f64>() > 0.0, "{lost:?}");
+    // `link_changes`: the two directions go down and come up together, down and up in turn,
+    // the flow's first packet on the long path while the short one is down, the last repair
+    // by 9 s.
+    let changes = r.table("link_changes").expect("a failure process");
+    let (times, links, states) = (
+        f64_col_of(changes, "time_s"),
+        str_col_of(Some(changes), "link"),
+        str_col_of(Some(changes), "state"),
+    );
+    assert!(times.len() >= 4 && times.len() % 4 == 0, "{times:?}");
+    for (k, pair) in times.chunks(2).enumerate() {
+        assert_eq!(pair[0], pair[1]);
+        assert_eq!(&links[2 * k..2 * k + 2], ["a->r1", "r1->a"]);
+        let state = if k % 2 == 0 { "down" } else { "up" };
+        assert!(
+            states[2 * k..2 * k + 2].iter().all(|s| s == state),
+            "{states:?}"
+        );
+    }
+    assert!(times.windows(2).all(|w| w[0] <= w[1]) && times[times.len() - 1] <= 9.0);
+    let down_periods: Vec<(f64, f64)> = times.chunks(4).map(|c| (c[0], c[2])).collect();
+    assert!(
+        (down_periods.iter()).any(|&(down, up)| (down..up).contains(&first_rerouted)),
+        "{first_rerouted} outside {down_periods:?}"
+    );
+    assert!(f64_col_of(changes, "event").iter().all(|&e| e == 0.0));
     // The draws are the replication's: the same run twice is the same, another differs.
     let again = congsim::run(&scenario, 0);
     assert_eq!(format!("{:?}", r.tables()), format!("{:?}", again.tables()));
@@ -169,6 +205,7 @@ fn the_same_events_give_the_same_tables_and_none_changes_nothing() {
         plain.links.column("drops_link_down").is_none(),
         "only with link_down events"
     );
+    assert!(plain.table("link_changes").is_none());
 }
 
 #[test]

@@ -298,6 +298,17 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// `true` if an event takes a link down (`link_down` or `link_failures`): the runs then
+    /// count the packets lost to down links and list when links went down and up.
+    pub fn takes_links_down(&self) -> bool {
+        (self.events.iter()).any(|e| {
+            matches!(
+                e.change,
+                NetworkChange::LinkDown(_) | NetworkChange::LinkFailures { .. }
+            )
+        })
+    }
+
     /// One line: nodes, links, TCP flows, and CBR sources and transfer groups when present.
     pub fn describe(&self) -> String {
         let mut text = format!(

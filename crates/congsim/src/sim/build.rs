@@ -57,6 +57,7 @@ impl<'a> Simulation<'a> {
                     down: false,
                 })
                 .collect(),
+            link_changes: Vec::new(),
             segments: Vec::new(),
             acks: Vec::new(),
             atm: scenario.links.iter().any(|l| l.atm.is_some()).then(|| {

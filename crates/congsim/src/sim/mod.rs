@@ -349,9 +349,9 @@ pub struct RunResult {
 /// `sequence` (`sequence_trace`), `cbr` (CBR sources), `classes` (priority and CBQ queues),
 /// `transfers` (transfer groups), `atm_ports`, `atm_vcs` (ATM links), `atm_series` (ATM links
 /// and `series_interval`), `abr_series` (an ABR network and `series_interval`), `flow_links` (`flow_monitor`), `sojourn` (`sojourn_links`),
-/// `tcp_changes` (`tcp_changes`), `sojourn_flows` (`sojourn_links`), `warnings` (settings
-/// that do nothing or defeat themselves).
-pub const OPTIONAL_TABLES: [&str; 16] = [
+/// `tcp_changes` (`tcp_changes`), `sojourn_flows` (`sojourn_links`), `link_changes` (events
+/// that take links down), `warnings` (settings that do nothing or defeat themselves).
+pub const OPTIONAL_TABLES: [&str; 17] = [
     "flow_series",
     "link_series",
     "tcp_events",
@@ -367,6 +367,7 @@ pub const OPTIONAL_TABLES: [&str; 16] = [
     "sojourn",
     "tcp_changes",
     "sojourn_flows",
+    "link_changes",
     "warnings",
 ];
 
@@ -429,6 +430,17 @@ struct Simulation<'a> {
     measurement: Measurement,
     /// The random link failure processes (`link_failures` events), in event order.
     failures: Vec<FailureProcess>,
+    /// Every link that went down or came up, in the order it did (the `link_changes` table).
+    link_changes: Vec<LinkChange>,
+}
+
+/// A link going down or coming up, and the `[[events]]` entry that did it.
+#[derive(Clone, Copy, Debug)]
+struct LinkChange {
+    time: SimTime,
+    link: LinkId,
+    up: bool,
+    event: usize,
 }
 
 /// A `link_failures` event's process: its draws and whether its links are down.
@@ -648,13 +660,9 @@ impl<'a> Simulation<'a> {
     /// Scheduled event `i`.
     fn apply(&mut self, now: SimTime, i: usize) {
         match self.scenario.events[i].change {
-            NetworkChange::LinkDown(link) => {
-                self.links[link.index()].set_down(now);
-                self.record_inside_drops(now, link);
-                self.reroute();
-            }
-            NetworkChange::LinkUp(link) => {
-                self.links[link.index()].set_up();
+            NetworkChange::LinkDown(link) | NetworkChange::LinkUp(link) => {
+                let up = matches!(self.scenario.events[i].change, NetworkChange::LinkUp(_));
+                self.set_link_state(now, link, up, i);
                 self.reroute();
             }
             NetworkChange::LinkRate(link, rate) => self.links[link.index()].set_rate(rate),
@@ -712,22 +720,34 @@ impl<'a> Simulation<'a> {
     fn flip_links(&mut self, now: SimTime, k: usize) {
         let process = &mut self.failures[k];
         process.down = !process.down;
-        let down = process.down;
-        let NetworkChange::LinkFailures { link, reverse, .. } =
-            self.scenario.events[process.event].change
+        let (down, event) = (process.down, process.event);
+        let NetworkChange::LinkFailures { link, reverse, .. } = self.scenario.events[event].change
         else {
             unreachable!("failure processes come from link_failures events")
         };
         for l in std::iter::once(link).chain(reverse) {
-            if down {
-                self.links[l.index()].set_down(now);
-                self.record_inside_drops(now, l);
-            } else {
-                self.links[l.index()].set_up();
-            }
+            self.set_link_state(now, l, !down, event);
         }
         self.reroute();
         self.schedule_flip(now, k);
+    }
+
+    /// Event `event` takes `link` down (what it holds is lost) or brings it back up; the
+    /// routes are the caller's to recompute.
+    fn set_link_state(&mut self, now: SimTime, link: LinkId, up: bool, event: usize) {
+        if up {
+            self.links[link.index()].set_up();
+        } else {
+            self.links[link.index()].set_down(now);
+            self.record_inside_drops(now, link);
+        }
+        let change = LinkChange {
+            time: now,
+            link,
+            up,
+            event,
+        };
+        self.link_changes.push(change);
     }
 
     /// Routes over the links that are up now.

@@ -5,7 +5,7 @@ use super::atm_tables::{atm_ports_table, atm_vcs_table, push_atm_summary};
 use super::recorders::{pcap_file, tcp_events_table};
 use super::*;
 use crate::pcap::FlowWire;
-use crate::scenario::model::{NetworkChange, ResolvedCbr, ResolvedFlow};
+use crate::scenario::model::{ResolvedCbr, ResolvedFlow};
 use crate::table::{ColumnSpec, Get, counters};
 use congsim_ip::Sojourn;
 use congsim_ip::link::Link;
@@ -196,6 +196,7 @@ impl Simulation<'_> {
             tcp_events_table(senders)
         });
         let tcp_changes = self.tcp_changes_table(end);
+        let link_changes = self.link_changes_table(end);
         // What reads the connections and the flows' readings is done: they are freed before
         // the links' tables are made (the peak of a large run).
         drop(std::mem::take(&mut self.connections.flows));
@@ -234,6 +235,7 @@ impl Simulation<'_> {
             ("sojourn", sojourn),
             ("tcp_changes", tcp_changes),
             ("sojourn_flows", sojourn_flows),
+            ("link_changes", link_changes),
             ("warnings", warnings_table(&self.scenario.warnings)),
         ];
         debug_assert!(optional.iter().map(|(n, _)| *n).eq(OPTIONAL_TABLES));
@@ -611,12 +613,7 @@ fn links_table(s: &Scenario, window: &Reading, window_ps: u64) -> Table {
     ]
     .concat();
     let mut table = Table::from_rows(&rows, &columns);
-    if (s.events.iter()).any(|e| {
-        matches!(
-            e.change,
-            NetworkChange::LinkDown(_) | NetworkChange::LinkFailures { .. }
-        )
-    }) {
+    if s.takes_links_down() {
         let lost = (
             "drops_link_down",
             Get::U64(|r: &LinkRow<'_>| r.reading.stats.drops_link_down),

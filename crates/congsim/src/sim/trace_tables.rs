@@ -1,6 +1,6 @@
 //! The tables of the opt-in traces kept by the models: each packet's wait in a queue
-//! (`sojourn`), its per-flow statistics (`sojourn_flows`) and every change of a sender's state
-//! (`tcp_changes`).
+//! (`sojourn`), its per-flow statistics (`sojourn_flows`), every change of a sender's state
+//! (`tcp_changes`) and every link that went down or came up (`link_changes`).
 
 use super::*;
 use crate::table::{ColumnSpec, Get};
@@ -123,6 +123,30 @@ impl Simulation<'_> {
             ("rto_s", Get::F64(|r| r.1.after.rto.as_secs_f64())),
             ("state", Get::Str(|r| r.1.after.state.name().to_string())),
             ("changed", Get::Str(|r| changed_names(r.1.changed))),
+        ];
+        Some(Table::from_rows(&rows, &columns))
+    }
+
+    /// The `link_changes` table, when an event takes links down: every link that went down or
+    /// came up before `end`, in the order it did, with the index of the `[[events]]` entry that
+    /// did it (ns-2's `rtmodel` trace-dynamics).
+    pub(super) fn link_changes_table(&self, end: SimTime) -> Option<Table> {
+        let s = self.scenario;
+        if !s.takes_links_down() {
+            return None;
+        }
+        let rows: Vec<(String, LinkChange)> = (self.link_changes.iter())
+            .filter(|c| c.time < end)
+            .map(|c| (s.links[c.link.index()].name(&s.nodes), *c))
+            .collect();
+        let columns: [ColumnSpec<(String, LinkChange)>; 4] = [
+            ("time_s", Get::F64(|r| r.1.time.as_secs_f64())),
+            ("link", Get::Str(|r| r.0.clone())),
+            (
+                "state",
+                Get::Str(|r| (if r.1.up { "up" } else { "down" }).to_string()),
+            ),
+            ("event", Get::U64(|r| r.1.event as u64)),
         ];
         Some(Table::from_rows(&rows, &columns))
     }
