@@ -114,6 +114,14 @@ fn a_link_failure_reroutes_the_flow_at_its_instant_and_the_repair_brings_it_back
         .collect();
     let row = |t: f64, state: &str, e: f64| (t, "a->r1".to_string(), state.to_string(), e);
     assert_eq!(rows, vec![row(4.0, "down", 0.0), row(8.0, "up", 1.0)]);
+    // `event` is the entry's place in the file, whatever the order of the times.
+    let (down, up) = FAILURE.split_at(FAILURE.find("[[events]]\nat = \"8s\"").expect("two"));
+    let listed_up_first = run_toml(&two_paths(&format!("{up}{down}")));
+    let events = f64_col_of(
+        listed_up_first.table("link_changes").expect("a link down"),
+        "event",
+    );
+    assert_eq!(events, vec![1.0, 0.0]);
     // The sender recovers from the loss: its window was cut at about 4 s.
     let changes = r.table("tcp_changes").expect("tcp_changes set");
     let (times, states) = (

@@ -392,6 +392,9 @@ impl fmt::Write for HashWriter {
 pub struct ResolvedEvent {
     pub at: SimDuration,
     pub change: NetworkChange,
+    /// Its `[[events]]` entry in the file, from 0 (one entry may make several changes, and
+    /// the changes are in time order).
+    pub entry: usize,
 }
 
 /// What a scheduled event changes.

@@ -434,7 +434,7 @@ struct Simulation<'a> {
     link_changes: Vec<LinkChange>,
 }
 
-/// A link going down or coming up, and the `[[events]]` entry that did it.
+/// A link going down or coming up, and the `[[events]]` entry (in the file) that did it.
 #[derive(Clone, Copy, Debug)]
 struct LinkChange {
     time: SimTime,
@@ -661,8 +661,9 @@ impl<'a> Simulation<'a> {
     fn apply(&mut self, now: SimTime, i: usize) {
         match self.scenario.events[i].change {
             NetworkChange::LinkDown(link) | NetworkChange::LinkUp(link) => {
-                let up = matches!(self.scenario.events[i].change, NetworkChange::LinkUp(_));
-                self.set_link_state(now, link, up, i);
+                let event = &self.scenario.events[i];
+                let up = matches!(event.change, NetworkChange::LinkUp(_));
+                self.set_link_state(now, link, up, event.entry);
                 self.reroute();
             }
             NetworkChange::LinkRate(link, rate) => self.links[link.index()].set_rate(rate),
@@ -720,20 +721,19 @@ impl<'a> Simulation<'a> {
     fn flip_links(&mut self, now: SimTime, k: usize) {
         let process = &mut self.failures[k];
         process.down = !process.down;
-        let (down, event) = (process.down, process.event);
-        let NetworkChange::LinkFailures { link, reverse, .. } = self.scenario.events[event].change
-        else {
+        let (down, event) = (process.down, &self.scenario.events[process.event]);
+        let NetworkChange::LinkFailures { link, reverse, .. } = event.change else {
             unreachable!("failure processes come from link_failures events")
         };
         for l in std::iter::once(link).chain(reverse) {
-            self.set_link_state(now, l, !down, event);
+            self.set_link_state(now, l, !down, event.entry);
         }
         self.reroute();
         self.schedule_flip(now, k);
     }
 
-    /// Event `event` takes `link` down (what it holds is lost) or brings it back up; the
-    /// routes are the caller's to recompute.
+    /// The `[[events]]` entry `event` takes `link` down (what it holds is lost) or brings it
+    /// back up; the routes are the caller's to recompute.
     fn set_link_state(&mut self, now: SimTime, link: LinkId, up: bool, event: usize) {
         if up {
             self.links[link.index()].set_up();

@@ -108,7 +108,14 @@ pub(super) fn resolve_events(
             (flows, cbr),
             duration,
         )? {
-            events.push((i, ResolvedEvent { at, change }));
+            events.push((
+                i,
+                ResolvedEvent {
+                    at,
+                    change,
+                    entry: i,
+                },
+            ));
         }
     }
     events.sort_by_key(|(i, e)| (e.at, *i));
