@@ -10,7 +10,8 @@
 //!
 //! * input: [`TcpSender::on_ack`], [`TcpSender::on_timeout`], [`TcpSender::on_slow_tick`]
 //!   (and the receiver's `on_data`, `on_timeout`, `on_fast_tick`);
-//! * output: [`TcpSender::drain_transmit`] hands over the segments to send;
+//! * output: [`TcpSender::drain_transmit`] hands over the segments to send, written into the
+//!   endpoint's own buffer or one the caller lent it ([`TcpSender::lend_buffer`]);
 //! * wake-up: [`TcpSender::next_timeout`] is the next instant it must be woken at.
 //!
 //! The pieces are cut as the spec cuts them, each depending only on those listed before it:

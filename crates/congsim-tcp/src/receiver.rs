@@ -281,9 +281,22 @@ impl TcpReceiver {
         }
     }
 
+    /// Lends the receiver `buf` (empty) to write the ACKs of its next calls into, until
+    /// [`Self::take_transmit`] or [`Self::drain_transmit`] hands them over (see
+    /// [`crate::TcpSender::lend_buffer`]).
+    pub fn lend_buffer(&mut self, buf: &mut Vec<Segment>) {
+        crate::segment::lend(&mut self.outbox, buf);
+    }
+
     /// Moves the pending ACKs into `out`.
     pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
         crate::segment::hand_over(&mut self.outbox, out);
+    }
+
+    /// The pending ACKs, in the buffer lent for them (or the receiver's own), which the
+    /// receiver no longer holds.
+    pub fn take_transmit(&mut self) -> Vec<Segment> {
+        std::mem::take(&mut self.outbox)
     }
 }
 

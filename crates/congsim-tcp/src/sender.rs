@@ -279,9 +279,22 @@ impl TcpSender {
         }
     }
 
+    /// Lends the sender `buf` (empty) to write the segments of its next calls into, until
+    /// [`Self::take_transmit`] or [`Self::drain_transmit`] hands them over: a sender that is
+    /// lent one for each of its turns holds no send buffer of its own between them.
+    pub fn lend_buffer(&mut self, buf: &mut Vec<Segment>) {
+        crate::segment::lend(&mut self.core.outbox, buf);
+    }
+
     /// Moves the segments produced since the last call into `out`.
     pub fn drain_transmit(&mut self, out: &mut Vec<Segment>) {
         crate::segment::hand_over(&mut self.core.outbox, out);
+    }
+
+    /// The segments produced since the last call, in the buffer lent for them (or the
+    /// sender's own), which the sender no longer holds.
+    pub fn take_transmit(&mut self) -> Vec<Segment> {
+        std::mem::take(&mut self.core.outbox)
     }
 }
 
@@ -317,6 +330,41 @@ mod tests {
         let reno = TcpSender::new(Profile::Bsd.sender(Variant::Reno), SimDuration::ZERO);
         assert_eq!(sack_sender_of(&reno), None);
         assert_eq!(reno.pipe(), None);
+    }
+
+    #[test]
+    fn a_lent_buffer_carries_the_segments_and_the_sender_keeps_none() {
+        let cfg = SenderConfig {
+            rwnd: 100,
+            ..Profile::Ns2_2000.sender(Variant::Reno)
+        };
+        let mut s = TcpSender::new(cfg, SimDuration::ZERO);
+        let mut lent = Vec::with_capacity(32);
+        s.lend_buffer(&mut lent);
+        assert_eq!(
+            lent.capacity(),
+            0,
+            "the caller's buffer is the sender's now"
+        );
+        s.start(SimTime::ZERO, None);
+        let mut out = s.take_transmit();
+        assert_eq!(out.len(), 1);
+        assert!(
+            out.capacity() >= 32,
+            "the segments come back in the lent buffer"
+        );
+        assert_eq!(s.core.outbox.capacity(), 0, "the sender keeps no buffer");
+        // A sender holding segments keeps them, and a buffer with segments is not lent.
+        s.on_ack(SimTime::from_millis(100), &TcpHeader::ack(1, 0));
+        let mut other = vec![out[0]];
+        s.lend_buffer(&mut other);
+        assert_eq!(other.len(), 1);
+        s.drain_transmit(&mut out);
+        assert_eq!(
+            out.len(),
+            3,
+            "the first segment and the two the ACK released"
+        );
     }
 
     #[test]

@@ -158,6 +158,29 @@ impl Table {
         table
     }
 
+    /// The rows of `parts` one after another: tables of the same columns, each freed as soon
+    /// as its rows are taken (a large run builds its flows table in parts, freeing the
+    /// connections each part reads).
+    pub fn concat(parts: impl IntoIterator<Item = Table>) -> Table {
+        let mut parts = parts.into_iter();
+        let mut table = parts.next().unwrap_or_default();
+        for part in parts {
+            debug_assert!(
+                (table.columns.iter().map(|(n, _)| n)).eq(part.columns.iter().map(|(n, _)| n)),
+                "concatenated tables have the same columns"
+            );
+            for ((_, column), (_, more)) in table.columns.iter_mut().zip(part.columns) {
+                match (column, more) {
+                    (Column::F64(a), Column::F64(b)) => a.extend(b),
+                    (Column::U64(a), Column::U64(b)) => a.extend(b),
+                    (Column::Str(a), Column::Str(b)) => a.extend(b),
+                    _ => unreachable!("concatenated columns have the same type"),
+                }
+            }
+        }
+        table
+    }
+
     /// The sum of an integer column (0 when the table has no such column).
     pub fn sum_u64(&self, name: &str) -> u64 {
         match self.column(name) {
@@ -202,6 +225,27 @@ mod tests {
             ],
         );
         assert_eq!(named.to_csv(), "name,second\na,8\n");
+    }
+
+    #[test]
+    fn concatenated_tables_keep_their_rows_in_order() {
+        let part = |names: &[&str], x: &[f64], n: &[u64]| {
+            let mut t = Table::default();
+            t.push(
+                "name",
+                Column::Str(names.iter().map(|s| s.to_string()).collect()),
+            );
+            t.push("x", Column::F64(x.to_vec()));
+            t.push("n", Column::U64(n.to_vec()));
+            t
+        };
+        let whole = Table::concat([
+            part(&["a"], &[0.5], &[1]),
+            part(&[], &[], &[]),
+            part(&["b", "c"], &[1.5, 2.5], &[2, 3]),
+        ]);
+        assert_eq!(whole, part(&["a", "b", "c"], &[0.5, 1.5, 2.5], &[1, 2, 3]));
+        assert_eq!(Table::concat([]), Table::default());
     }
 
     #[test]

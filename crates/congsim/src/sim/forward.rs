@@ -284,17 +284,33 @@ impl Simulation<'_> {
         };
         let f = pkt.flow;
         if header.is_data {
-            self.connections
-                .get_mut(f)
-                .receiver
-                .on_data(now, &header, pkt.ecn.ce);
+            self.receiver(f).on_data(now, &header, pkt.ecn.ce);
             self.flush(now, f, End::Receiver);
         } else {
-            self.connections.get_mut(f).sender.on_ack(now, &header);
+            self.sender(f).on_ack(now, &header);
             let connections = &self.connections;
             (self.recorders).record_sequence(now, f, "ack", &header, || &connections.get(f).sender);
             self.flush(now, f, End::Sender);
         }
+    }
+
+    /// The sender of connection `f`, lent the senders' buffer for its turn: a network of a
+    /// million connections holds one send buffer, not one a connection. Every call that may
+    /// make it send goes through here, and [`Self::flush`] follows it.
+    #[inline]
+    pub(super) fn sender(&mut self, f: FlowId) -> &mut TcpSender {
+        let sender = &mut self.connections.get_mut(f).sender;
+        sender.lend_buffer(&mut self.segments);
+        sender
+    }
+
+    /// The receiver of connection `f`, lent the receivers' buffer for its turn (as
+    /// [`Self::sender`]).
+    #[inline]
+    pub(super) fn receiver(&mut self, f: FlowId) -> &mut TcpReceiver {
+        let receiver = &mut self.connections.get_mut(f).receiver;
+        receiver.lend_buffer(&mut self.acks);
+        receiver
     }
 
     /// Sends what one end of connection `f` produced and keeps that end's wake-up scheduled.
@@ -308,11 +324,11 @@ impl Simulation<'_> {
 
     /// `flush` compiled once per end, so that the hot path makes no choice per segment. Each
     /// end has its own buffer: a data segment delivered early makes the receiver flush while
-    /// the sender's segments are still being sent.
+    /// the sender's segments are still being sent. The segments come in the buffer lent to the
+    /// end for its turn, which goes back to the simulation once they are sent.
     fn flush_end<E: ConnectionEnd>(&mut self, now: SimTime, f: FlowId) {
-        let mut out = std::mem::take(E::buffer(self));
         let flow = self.connections.get_mut(f);
-        let next = E::drain(flow, &mut out);
+        let (mut out, next) = E::take(flow);
         let (from, to) = E::ends(flow);
         keep_awake(&mut self.queue, now, next, E::wakeup(flow), E::timer(f));
         for seg in &out {
@@ -329,13 +345,13 @@ impl Simulation<'_> {
 /// One end of a connection as the send path sees it: what it sends, from where to where, its
 /// wake-up and its timer's event. The sender and the receiver differ only here.
 trait ConnectionEnd {
-    /// Moves what the end has to send into `out`; returns when it next wants to be woken.
-    fn drain(flow: &mut FlowState, out: &mut Vec<Segment>) -> Option<SimTime>;
+    /// What the end has to send, and when it next wants to be woken.
+    fn take(flow: &mut FlowState) -> (Vec<Segment>, Option<SimTime>);
     /// The nodes its packets leave from and go to.
     fn ends(flow: &FlowState) -> (NodeId, NodeId);
     fn wakeup(flow: &mut FlowState) -> &mut Option<SimTime>;
     fn timer(f: FlowId) -> Event;
-    /// Its own buffer of segments to send.
+    /// The buffer lent to it for its turns.
     fn buffer<'s>(sim: &'s mut Simulation<'_>) -> &'s mut Vec<Segment>;
     /// Records a segment it sends in the sequence trace, if it is traced.
     fn trace(sim: &mut Simulation<'_>, now: SimTime, f: FlowId, seg: &Segment);
@@ -346,9 +362,8 @@ struct ReceiverEnd;
 
 impl ConnectionEnd for SenderEnd {
     #[inline]
-    fn drain(flow: &mut FlowState, out: &mut Vec<Segment>) -> Option<SimTime> {
-        flow.sender.drain_transmit(out);
-        flow.sender.next_timeout()
+    fn take(flow: &mut FlowState) -> (Vec<Segment>, Option<SimTime>) {
+        (flow.sender.take_transmit(), flow.sender.next_timeout())
     }
     #[inline]
     fn ends(flow: &FlowState) -> (NodeId, NodeId) {
@@ -380,9 +395,8 @@ impl ConnectionEnd for SenderEnd {
 
 impl ConnectionEnd for ReceiverEnd {
     #[inline]
-    fn drain(flow: &mut FlowState, out: &mut Vec<Segment>) -> Option<SimTime> {
-        flow.receiver.drain_transmit(out);
-        flow.receiver.next_timeout()
+    fn take(flow: &mut FlowState) -> (Vec<Segment>, Option<SimTime>) {
+        (flow.receiver.take_transmit(), flow.receiver.next_timeout())
     }
     #[inline]
     fn ends(flow: &FlowState) -> (NodeId, NodeId) {

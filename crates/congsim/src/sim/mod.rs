@@ -419,6 +419,8 @@ struct Simulation<'a> {
     /// The scenario has scheduled events: a link's pending arrival and transmission events
     /// may have become stale.
     links_change: bool,
+    /// The senders' and the receivers' send buffers, lent to an end for its turn
+    /// ([`Self::sender`], [`Self::receiver`]) and handed back by its flush.
     segments: Vec<Segment>,
     acks: Vec<Segment>,
     /// The ATM network, when the scenario has ATM links.
@@ -564,10 +566,7 @@ impl<'a> Simulation<'a> {
                     let (f, direction) = vc_ids::owner(vc);
                     let cbr = matches!(self.connections.ids.endpoint(f), Endpoint::Cbr(_));
                     if direction == VcDirection::Data && !cbr {
-                        self.connections
-                            .get_mut(f)
-                            .sender
-                            .on_congestion_indication(now);
+                        self.sender(f).on_congestion_indication(now);
                         self.flush(now, f, End::Sender);
                     }
                 }
@@ -592,7 +591,7 @@ impl<'a> Simulation<'a> {
                     let (period, members) = &self.slow_clocks[i];
                     let (period, members) = (*period, members.clone());
                     for f in members {
-                        self.connections.get_mut(f).sender.on_slow_tick(now);
+                        self.sender(f).on_slow_tick(now);
                         self.flush(now, f, End::Sender);
                     }
                     self.queue.schedule(now + period, Event::SlowTick(i));
@@ -600,14 +599,14 @@ impl<'a> Simulation<'a> {
                 Event::FastTick => {
                     for i in 0..self.fast_tick_flows.len() {
                         let f = self.fast_tick_flows[i];
-                        self.connections.get_mut(f).receiver.on_fast_tick();
+                        self.receiver(f).on_fast_tick();
                         self.flush(now, f, End::Receiver);
                     }
                     self.queue.schedule(now + BSD_FAST_TICK, Event::FastTick);
                 }
                 Event::FlowStart(f) => {
                     let size = self.scenario.flows[f.index()].size_bytes;
-                    self.connections.flows[f.index()].sender.start(now, size);
+                    self.sender(f).start(now, size);
                     self.flush(now, f, End::Sender);
                 }
                 Event::FlowStop(f) => self.connections.flows[f.index()].sender.stop(),
@@ -669,7 +668,7 @@ impl<'a> Simulation<'a> {
             NetworkChange::LinkRate(link, rate) => self.links[link.index()].set_rate(rate),
             NetworkChange::LinkDelay(link, delay) => self.links[link.index()].set_delay(delay),
             NetworkChange::FlowStart(f) => {
-                self.connections.flows[f.index()].sender.start(now, None);
+                self.sender(f).start(now, None);
                 self.flush(now, f, End::Sender);
             }
             NetworkChange::FlowStop(f) => self.connections.flows[f.index()].sender.stop(),
@@ -767,8 +766,8 @@ impl<'a> Simulation<'a> {
             *wakeup = None;
         }
         match end {
-            End::Sender => flow.sender.on_timeout(now),
-            End::Receiver => flow.receiver.on_timeout(now),
+            End::Sender => self.sender(f).on_timeout(now),
+            End::Receiver => self.receiver(f).on_timeout(now),
         }
         self.flush(now, f, end);
     }

@@ -158,49 +158,41 @@ impl Simulation<'_> {
         let window_s = window_ps as f64 / 1e12;
         // No table reads the packets still propagating: freed before the readings are taken.
         self.links.iter_mut().for_each(Link::forget_in_flight);
-        // Every table below reads the window's readings, not the links: they are freed as soon
-        // as they are read, so that a large network's links (a third of a dumbbell's memory)
-        // are not held beside its reading and its tables.
-        let closed = match self.measurement.closed.take() {
-            Some(closed) => {
-                drop(std::mem::take(&mut self.links));
-                closed
-            }
-            // The window closes with the run: read here, the links before the flows.
-            None => {
-                let links = self.link_readings(end);
-                drop(std::mem::take(&mut self.links));
-                Reading {
-                    links,
-                    flows: self.flow_readings(),
-                    cbr: self.cbr_readings(),
-                }
-            }
-        };
-        let mut window = closed.since(self.measurement.opened.as_ref());
-        let sojourn_flows = self.sojourn_flows_table(&window, &sojourns, &flow_names);
-        let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
-        let classes = self.classes_table(&window, window_s);
-        let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
-        let shares = max_min_shares_of(s, replication);
-        let flows = flows_table(
-            &self.connections.flows,
-            s,
-            &window,
-            (window_s, end),
-            &shares,
-        );
         let tcp_events = s.tcp_events.then(|| {
             let senders = (self.connections.iter())
                 .map(|(f, connection)| (flow_names[f.index()].as_str(), &connection.sender));
             tcp_events_table(senders)
         });
         let tcp_changes = self.tcp_changes_table(end);
+        // The flows first: the connections (a third of a large network's memory) are freed as
+        // their rows are made, before the links are read.
+        let shares = max_min_shares_of(s, replication);
+        let flows = self.flows_table((window_s, end), &shares);
+        // Every table below reads the window's readings, not the links: they are freed as soon
+        // as they are read, so that a large network's links (another third) are not held
+        // beside its reading and its tables.
+        let closed = match self.measurement.closed.take() {
+            Some(closed) => {
+                drop(std::mem::take(&mut self.links));
+                closed
+            }
+            // The window closes with the run: read here.
+            None => {
+                let links = self.link_readings(end);
+                drop(std::mem::take(&mut self.links));
+                Reading {
+                    links,
+                    flows: Vec::new(),
+                    cbr: self.cbr_readings(),
+                }
+            }
+        };
+        let window = closed.since(self.measurement.opened.as_ref());
+        let sojourn_flows = self.sojourn_flows_table(&window, &sojourns, &flow_names);
+        let cbr = (!self.cbr.is_empty()).then(|| self.cbr_table(&window, window_s));
+        let classes = self.classes_table(&window, window_s);
+        let transfers = (!self.scenario.transfers.is_empty()).then(|| self.transfers_table());
         let link_changes = self.link_changes_table(end);
-        // What reads the connections and the flows' readings is done: they are freed before
-        // the links' tables are made (the peak of a large run).
-        drop(std::mem::take(&mut self.connections.flows));
-        drop(std::mem::take(&mut window.flows));
         let links = links_table(s, &window, window_ps);
         let (atm_ports, atm_vcs) = match &self.atm {
             Some(atm) => (
@@ -460,15 +452,76 @@ fn max_min_shares_of(s: &Scenario, replication: u32) -> Vec<f64> {
     shares
 }
 
-/// The `flows` table: each declared flow's identity, rates and TCP counters.
-fn flows_table(
-    flows: &[FlowState],
+impl Simulation<'_> {
+    /// The `flows` table: each declared flow's identity, rates and TCP counters. Made in parts,
+    /// each part's connections freed once its rows are made, so that a large run's connections
+    /// and flows table are not both held whole. Takes the flows' readings out of the window's.
+    fn flows_table(&mut self, (window_s, end): (f64, SimTime), shares: &[f64]) -> Table {
+        let s = self.scenario;
+        let flows_of =
+            |reading: &mut Option<Reading>| reading.as_mut().map(|r| std::mem::take(&mut r.flows));
+        let (opened, closed) = (
+            flows_of(&mut self.measurement.opened),
+            flows_of(&mut self.measurement.closed),
+        );
+        let parts = consume_in_parts(&mut self.connections.flows, 4096, |first, live| {
+            // The counters at the window's close (now, unless it closed earlier) less those at
+            // its opening.
+            let window: Vec<(SenderStats, ReceiverStats)> = (live.iter().enumerate())
+                .map(|(k, flow)| {
+                    let i = first + k;
+                    let (sent, received) = match &closed {
+                        Some(closed) => closed[i].clone(),
+                        None => (flow.sender.stats().clone(), flow.receiver.stats().clone()),
+                    };
+                    match &opened {
+                        Some(opened) => (sent.since(&opened[i].0), received.since(&opened[i].1)),
+                        None => (sent, received),
+                    }
+                })
+                .collect();
+            let part = (&s.flows[first..], live, &window[..]);
+            flows_table_part(part, s, (window_s, end), &shares[first..])
+        });
+        // Led by a part of no rows: with no flows, still a table of every column.
+        let columns = flows_table_part((&[], &[], &[]), s, (window_s, end), &[]);
+        Table::concat(std::iter::once(columns).chain(parts))
+    }
+}
+
+/// What `make` makes of `items` in parts of at most `part` items (`make(first, items)` for the
+/// items from index `first`), in the items' order, with `items` emptied as it goes: the parts
+/// are taken from the end and the vector shrunk after each, which gives its memory back as
+/// the parts' results grow.
+fn consume_in_parts<T, P>(
+    items: &mut Vec<T>,
+    part: usize,
+    mut make: impl FnMut(usize, &[T]) -> P,
+) -> Vec<P> {
+    let mut parts = Vec::new();
+    while !items.is_empty() {
+        let first = items.len().saturating_sub(part);
+        parts.push(make(first, &items[first..]));
+        items.truncate(first);
+        items.shrink_to_fit();
+    }
+    parts.reverse();
+    parts
+}
+
+/// The `flows` table's rows of `flows` (their specs, connections and counters over the window),
+/// each with its max-min share in `shares`.
+fn flows_table_part(
+    (specs, flows, window): (
+        &[ResolvedFlow],
+        &[FlowState],
+        &[(SenderStats, ReceiverStats)],
+    ),
     s: &Scenario,
-    window: &Reading,
     (window_s, end): (f64, SimTime),
     shares: &[f64],
 ) -> Table {
-    let rows: Vec<FlowRow<'_>> = (s.flows.iter().zip(flows).zip(&window.flows).zip(shares))
+    let rows: Vec<FlowRow<'_>> = (specs.iter().zip(flows).zip(window).zip(shares))
         .map(
             |(((spec, flow), (sent, received)), &maxmin_share_bps)| FlowRow {
                 spec,
@@ -800,4 +853,27 @@ fn flow_links_table(s: &Scenario, window: &Reading, flow_names: &[String]) -> Ta
     ]
     .concat();
     Table::from_rows(&rows, &columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::consume_in_parts;
+
+    #[test]
+    fn parts_cover_every_item_once_in_order_and_empty_the_vector() {
+        for (n, part) in [(0, 3), (1, 3), (6, 3), (7, 3), (10, 100)] {
+            let mut items: Vec<u32> = (0..n).collect();
+            let parts = consume_in_parts(&mut items, part, |first, some| {
+                assert!(some.len() <= part && !some.is_empty());
+                assert_eq!(some[0], first as u32, "a part starts at its first index");
+                some.to_vec()
+            });
+            assert!(
+                items.is_empty() && items.capacity() == 0,
+                "the items are freed"
+            );
+            assert_eq!(parts.concat(), (0..n).collect::<Vec<u32>>());
+            assert_eq!(parts.len(), (n as usize).div_ceil(part));
+        }
+    }
 }

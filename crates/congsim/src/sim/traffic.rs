@@ -63,6 +63,7 @@ impl Simulation<'_> {
         if self.scenario.tcp_events {
             sender.enable_trace();
         }
+        sender.lend_buffer(&mut self.segments);
         sender.start(now, Some(size));
         let receiver = TcpReceiver::new(spec.receiver.clone());
         (self.connections.transfers).push(FlowState::new(
