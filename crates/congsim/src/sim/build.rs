@@ -7,6 +7,8 @@ use crate::scenario::model::TieOrder;
 impl<'a> Simulation<'a> {
     pub(super) fn new(scenario: &'a Scenario, replication: u32) -> Self {
         let streams = StreamFactory::new(scenario.seed, replication);
+        // First: the flows' paths it reads are freed before the network is built.
+        let maxmin_shares = super::results::max_min_shares_of(scenario, replication);
         let links: Vec<Link> = (scenario.links.iter())
             // A link that records sojourns counts each flow's drops and marks too (`sojourn_flows`).
             .map(|l| {
@@ -107,6 +109,7 @@ impl<'a> Simulation<'a> {
                     .collect()
             }),
             measurement: Measurement::new(scenario),
+            maxmin_shares,
         };
         sim.early_endpoints = sim.early_endpoints();
         sim

@@ -430,6 +430,9 @@ struct Simulation<'a> {
     tie_streams: Option<Vec<RngStream>>,
     /// The measurement window's readings and the shortcuts held at its edges.
     measurement: Measurement,
+    /// Each TCP flow's max-min fair share (`results::max_min_shares_of`), taken by the flows
+    /// table.
+    maxmin_shares: Vec<f64>,
     /// The random link failure processes (`link_failures` events), in event order.
     failures: Vec<FailureProcess>,
     /// Every link that went down or came up, in the order it did (the `link_changes` table).
@@ -632,6 +635,14 @@ impl<'a> Simulation<'a> {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Every flow's name by flow id ([`Self::flow_name`]).
+    fn flow_names(&self) -> Vec<String> {
+        let flows = self.connections.ids.first_transfer() + self.connections.transfers.len();
+        (0..flows)
+            .map(|i| self.flow_name(FlowId(i as u32)))
+            .collect()
     }
 
     /// The name of flow `f` in output tables: a declared flow's or CBR source's name, or

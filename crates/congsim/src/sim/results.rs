@@ -144,10 +144,6 @@ impl Simulation<'_> {
                 (c.file.clone(), pcap_file(c, &self.links, end, wire))
             })
             .collect();
-        let flow_names: Vec<String> = (0..self.connections.ids.first_transfer()
-            + self.connections.transfers.len())
-            .map(|i| self.flow_name(FlowId(i as u32)))
-            .collect();
         let sojourn = self.sojourn_table(end);
         // Per link, when any records (else none: 4 million links' empty lists would be 96 MB).
         let sojourns: Vec<Vec<Sojourn>> = match s.links.iter().any(|l| l.record_sojourns) {
@@ -159,15 +155,17 @@ impl Simulation<'_> {
         // No table reads the packets still propagating: freed before the readings are taken.
         self.links.iter_mut().for_each(Link::forget_in_flight);
         let tcp_events = s.tcp_events.then(|| {
+            let names = self.flow_names();
             let senders = (self.connections.iter())
-                .map(|(f, connection)| (flow_names[f.index()].as_str(), &connection.sender));
+                .map(|(f, connection)| (names[f.index()].as_str(), &connection.sender));
             tcp_events_table(senders)
         });
         let tcp_changes = self.tcp_changes_table(end);
         // The flows first: the connections (a third of a large network's memory) are freed as
         // their rows are made, before the links are read.
-        let shares = max_min_shares_of(s, replication);
+        let shares = std::mem::take(&mut self.maxmin_shares);
         let flows = self.flows_table((window_s, end), &shares);
+        let flow_names = self.flow_names();
         // Every table below reads the window's readings, not the links: they are freed as soon
         // as they are read, so that a large network's links (another third) are not held
         // beside its reading and its tables.
@@ -425,11 +423,13 @@ impl FlowRow<'_> {
     }
 }
 
-/// Each TCP flow's max-min fair rate on the wire, in bps: progressive filling over the links
+/// Each TCP flow's max-min fair rate on the wire, in bps (the `flows` table's
+/// `maxmin_share_bps`; computed as the run is built, so that each flow's path it reads is
+/// freed before the network takes its memory rather than held beside the run's tables): progressive filling over the links
 /// of its data path (the path its ECMP hash picks in this replication) at their rates, with
 /// the CBR sources on their paths asking for their configured rates and every flow taken as
 /// active throughout. Transfers are left out (they come and go).
-fn max_min_shares_of(s: &Scenario, replication: u32) -> Vec<f64> {
+pub(super) fn max_min_shares_of(s: &Scenario, replication: u32) -> Vec<f64> {
     let capacity: Vec<f64> = s.links.iter().map(|l| l.rate.bps() as f64).collect();
     let path_of = |src, dst, flow| -> Vec<usize> {
         (s.flow_path(src, dst, flow, replication)
