@@ -2,11 +2,10 @@
 //! the scheduled path only; the simulation turns the FIFO fast path off in a scenario that has
 //! them, and ignores the transmission and arrival events a link going down made stale.
 
-use super::{DropReason, Instruments, Link, Packet, SerializationClock};
+use super::{DropReason, Link, Packet, SerializationClock};
 use crate::qdisc::Qdisc;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::Rate;
-use std::collections::BTreeMap;
 
 impl Link {
     /// The link goes down at `now` (a scheduled event; scheduled path only): the packets
@@ -58,21 +57,6 @@ impl Link {
     /// no earlier than the one ahead of it.
     pub fn set_delay(&mut self, delay: SimDuration) {
         self.delay = delay;
-    }
-
-    /// The instruments, created for a link that had none.
-    fn instruments_mut(&mut self) -> &mut Instruments {
-        self.instruments.get_or_insert_with(|| {
-            Box::new(Instruments {
-                scripted: Vec::new(),
-                data_arrivals_by_flow: BTreeMap::new(),
-                random_loss: None,
-                capture: None,
-                per_flow: None,
-                sojourns: None,
-                down: false,
-            })
-        })
     }
 
     /// `true` if a transmission ends at `now`: after [`Self::set_down`], the end events of

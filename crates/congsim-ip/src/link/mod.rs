@@ -65,10 +65,8 @@ pub struct Sojourn {
     pub size_bytes: u32,
 }
 
-/// Counters of one link. The four every packet updates come first, then the ones a queued
-/// packet updates (`repr(C)` keeps the order; see [`Link`]).
+/// Counters of one link ([`Link::stats_at`]).
 #[derive(Clone, Debug, Default)]
-#[repr(C)]
 pub struct LinkStats {
     pub arrivals: u64,
     /// Transmissions started.
@@ -132,6 +130,34 @@ impl LinkStats {
     }
 }
 
+/// The counters a link keeps in its own lines: the four every packet updates first, then the
+/// ones a queued packet updates (`repr(C)` keeps the order; see [`Link`]). The rest of
+/// [`LinkStats`] only counts what instruments do, and is kept in them ([`RareCounts`]).
+#[derive(Clone, Debug, Default)]
+#[repr(C)]
+struct Counters {
+    arrivals: u64,
+    departures: u64,
+    bytes_departed: u64,
+    busy_ps: u64,
+    max_queue_packets: u64,
+    max_queue_bytes: u64,
+    queue_area_packet_ps: u128,
+    drops_overflow: u64,
+    drops_early: u64,
+    drops_forced: u64,
+}
+
+/// The counters of what a link's instruments do: scripted drops and marks, random loss, and
+/// the losses of a link going down.
+#[derive(Clone, Copy, Debug, Default)]
+struct RareCounts {
+    drops_scripted: u64,
+    drops_random: u64,
+    marks: u64,
+    drops_link_down: u64,
+}
+
 /// What the caller must do after offering a packet.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Offer {
@@ -158,6 +184,7 @@ struct InFlight {
 /// What a link does besides forwarding: scripted drops and marks, random loss, packet
 /// capture. Behind one pointer, so that a plain link's offer checks one field and its hot state
 /// (the random stream alone is 300 bytes) stays in a few cache lines.
+#[derive(Default)]
 struct Instruments {
     scripted: Vec<(FlowId, u64, ScriptedAction)>,
     data_arrivals_by_flow: BTreeMap<FlowId, u64>,
@@ -170,6 +197,8 @@ struct Instruments {
     sojourns: Option<Vec<Sojourn>>,
     /// The link is down (a scheduled event): every arrival is lost.
     down: bool,
+    /// What the instruments dropped and marked.
+    counts: RareCounts,
 }
 
 /// What one flow met at a link (a flow monitor's counts).
@@ -193,8 +222,9 @@ impl FlowCounts {
 
 /// Field order is chosen (hence `repr(C)`): what a fast-path offer touches comes first, and an
 /// offer that finds no packet waiting touches only the first three cache lines (up to the
-/// fourth counter); the rare fields follow. An offer to a link that last saw a packet many
-/// packets ago finds these lines evicted: each one it needs is a cache miss.
+/// fourth counter); the counters of queued packets follow, in the fourth and last line. An
+/// offer to a link that last saw a packet many packets ago finds these lines evicted: each one
+/// it needs is a cache miss.
 #[repr(C, align(64))]
 pub struct Link {
     /// Scripted drops, random loss and capture, on the few links that have any.
@@ -203,7 +233,7 @@ pub struct Link {
     clock: SerializationClock,
     pipe: VecDeque<InFlight>,
     service: Service,
-    stats: LinkStats,
+    stats: Counters,
 }
 
 /// How packets reach the transmitter: the FIFO fast path's waiting room, or the scheduled
@@ -264,7 +294,7 @@ impl Link {
             clock: SerializationClock::new(config.rate),
             service,
             pipe: VecDeque::new(),
-            stats: LinkStats::default(),
+            stats: Counters::default(),
             instruments: (!config.scripted.is_empty()
                 || config.random_loss.is_some()
                 || config.capture
@@ -279,9 +309,15 @@ impl Link {
                         per_flow: config.flow_monitor.then(BTreeMap::new),
                         sojourns: config.record_sojourns.then(Vec::new),
                         down: false,
+                        counts: RareCounts::default(),
                     })
                 }),
         }
+    }
+
+    /// The instruments, created for a link that had none.
+    fn instruments_mut(&mut self) -> &mut Instruments {
+        self.instruments.get_or_insert_default()
     }
 
     /// The fast path's waiting room (`None` on the scheduled path).
@@ -397,8 +433,31 @@ impl Link {
     pub fn delay(&self) -> SimDuration {
         self.delay
     }
-    pub fn stats(&self) -> &LinkStats {
-        &self.stats
+    /// The counters as the link has them: the queue area of the waits that ended, marks of
+    /// its scripts only, and the fast path's departures counted at admission (see
+    /// [`Self::stats_at`]).
+    pub fn stats(&self) -> LinkStats {
+        let c = &self.stats;
+        let rare = self
+            .instruments
+            .as_ref()
+            .map_or_else(RareCounts::default, |i| i.counts);
+        LinkStats {
+            arrivals: c.arrivals,
+            departures: c.departures,
+            bytes_departed: c.bytes_departed,
+            busy_ps: c.busy_ps,
+            max_queue_packets: c.max_queue_packets,
+            max_queue_bytes: c.max_queue_bytes,
+            queue_area_packet_ps: c.queue_area_packet_ps,
+            drops_overflow: c.drops_overflow,
+            drops_early: c.drops_early,
+            drops_forced: c.drops_forced,
+            drops_scripted: rare.drops_scripted,
+            drops_random: rare.drops_random,
+            marks: rare.marks,
+            drops_link_down: rare.drops_link_down,
+        }
     }
     /// Per-class counters of a class-based queue (empty for a single FIFO).
     pub fn class_stats(&self) -> &[crate::qdisc::ClassStats] {
@@ -409,7 +468,7 @@ impl Link {
     /// so packets still waiting at `end` are taken back out; the queue area is
     /// [`Self::queue_area_at`]`(end)`.
     pub fn stats_at(&self, end: SimTime) -> LinkStats {
-        let mut stats = self.stats.clone();
+        let mut stats = self.stats();
         stats.queue_area_packet_ps = self.queue_area_at(end);
         stats.marks += self.qdisc().map_or(0, Qdisc::marks);
         if let Some(fifo) = self.fifo() {
@@ -504,7 +563,7 @@ impl Link {
                 let (_, _, action) = instruments.scripted.swap_remove(i);
                 if action == ScriptedAction::Mark && pkt.ecn.ect {
                     pkt.ecn.ce = true;
-                    self.stats.marks += 1;
+                    instruments.counts.marks += 1;
                     if let Some(per_flow) = &mut instruments.per_flow {
                         per_flow.entry(pkt.flow).or_default().marks += 1;
                     }
@@ -527,9 +586,9 @@ impl Link {
             DropReason::Overflow => self.stats.drops_overflow += 1,
             DropReason::Early => self.stats.drops_early += 1,
             DropReason::Forced => self.stats.drops_forced += 1,
-            DropReason::Scripted => self.stats.drops_scripted += 1,
-            DropReason::RandomLoss => self.stats.drops_random += 1,
-            DropReason::LinkDown => self.stats.drops_link_down += 1,
+            DropReason::Scripted => self.instruments_mut().counts.drops_scripted += 1,
+            DropReason::RandomLoss => self.instruments_mut().counts.drops_random += 1,
+            DropReason::LinkDown => self.instruments_mut().counts.drops_link_down += 1,
         }
         Offer::Dropped { reason }
     }
