@@ -18,15 +18,22 @@ pub(crate) struct Scoreboard {
     /// Segment of `entries[0]`.
     first: u64,
     entries: VecDeque<Entry>,
+    /// SACKed entries on the board, and one past the highest (`None` with none): kept as the
+    /// board changes, so that the counts a recovery asks for on every ACK need not walk a
+    /// window of entries.
+    sacked: u64,
+    sacked_end: Option<u64>,
 }
 
 impl Scoreboard {
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
+        self.sacked = 0;
+        self.sacked_end = None;
     }
 
     /// One past the last segment on the board.
-    fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.first + self.entries.len() as u64
     }
 
@@ -50,9 +57,13 @@ impl Scoreboard {
     ) -> bool {
         let mut changed = false;
         while !self.entries.is_empty() && self.first < snd_una {
-            self.entries.pop_front();
+            let popped = self.entries.pop_front().expect("not empty");
+            self.sacked -= u64::from(popped.sacked);
             self.first += 1;
             changed = true;
+        }
+        if self.sacked == 0 {
+            self.sacked_end = None;
         }
         if self.entries.is_empty() {
             self.first = snd_una;
@@ -72,6 +83,8 @@ impl Scoreboard {
                 let e = self.entry_mut(seg).expect("created above");
                 if !e.sacked {
                     e.sacked = true;
+                    self.sacked += 1;
+                    self.sacked_end = self.sacked_end.max(Some(seg + 1));
                     changed = true;
                 }
             }
@@ -109,35 +122,40 @@ impl Scoreboard {
 
     /// One past the highest SACKed segment (`None` with nothing SACKed).
     pub(crate) fn sacked_end(&self) -> Option<u64> {
-        self.entries
-            .iter()
-            .rposition(|e| e.sacked)
-            .map(|i| self.first + i as u64 + 1)
+        self.sacked_end
     }
 
-    /// SACKed segments above `seg`, for every segment on the board at once (index 0 is
-    /// `first`): the counts `IsLost` compares with the duplicate-ACK threshold.
-    pub(crate) fn sacked_above(&self) -> Vec<u32> {
-        let mut above = vec![0u32; self.entries.len()];
-        let mut count = 0;
-        for (i, e) in self.entries.iter().enumerate().rev() {
-            above[i] = count;
-            count += u32::from(e.sacked);
-        }
-        above
-    }
-
-    /// SACKed segments in `[from, to)`.
+    /// SACKed segments in `[from, to)`: every one on the board when the range holds them all,
+    /// else counted.
     pub(crate) fn sacked_between(&self, from: u64, to: u64) -> u64 {
+        if from <= self.first && self.sacked_end.is_none_or(|end| to >= end) {
+            return self.sacked;
+        }
         (from.max(self.first)..to.min(self.end()))
             .filter(|&seg| self.is_sacked(seg))
             .count() as u64
     }
 
-    /// SACKed segments at or above `seg`.
-    pub(crate) fn sacked_from(&self, seg: u64) -> u32 {
-        let skip = seg.saturating_sub(self.first) as usize;
-        self.entries.iter().skip(skip).filter(|e| e.sacked).count() as u32
+    /// The `n`-th highest SACKed segment (`n` ≥ 1), `None` with fewer than `n` SACKed: every
+    /// unSACKed segment below it has at least `n` SACKed above (RFC 6675 `IsLost` with
+    /// `n = DupThresh`), and none above it has. Found from the highest SACK down.
+    pub(crate) fn nth_highest_sacked(&self, n: u32) -> Option<u64> {
+        debug_assert!(n >= 1);
+        if self.sacked < u64::from(n) {
+            return None;
+        }
+        let mut count = 0;
+        let mut seg = self.sacked_end?;
+        while seg > self.first {
+            seg -= 1;
+            if self.is_sacked(seg) {
+                count += 1;
+                if count == n {
+                    return Some(seg);
+                }
+            }
+        }
+        unreachable!("the board holds {} SACKed segments", self.sacked)
     }
 
     /// The first segment on the board.
@@ -167,11 +185,48 @@ mod tests {
         assert!(sb.update(12, [(15, 16)].into_iter()));
         assert_eq!(sb.first(), 12);
         assert_eq!(sb.next_unsacked_unretransmitted(), Some(14));
-        assert_eq!(
-            sb.sacked_above(),
-            [2, 1, 1, 0],
-            "12 and 13 SACKed, 14 a hole, 15 SACKed"
-        );
-        assert_eq!(sb.sacked_from(14), 1);
+        // 12 and 13 SACKed, 14 a hole, 15 SACKed.
+        assert_eq!(sb.sacked_end(), Some(16));
+        assert_eq!(sb.sacked_between(0, 100), 3);
+        assert_eq!(sb.sacked_between(13, 15), 1);
+        assert_eq!(sb.nth_highest_sacked(1), Some(15));
+        assert_eq!(sb.nth_highest_sacked(3), Some(12));
+        assert_eq!(sb.nth_highest_sacked(4), None);
+        assert!(sb.update(16, std::iter::empty()));
+        assert_eq!((sb.sacked_end(), sb.sacked_between(0, 100)), (None, 0));
+    }
+
+    /// The kept counts against the board's entries counted afresh, over random ACKs.
+    #[test]
+    fn kept_counts_match_the_entries() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |below: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % below
+        };
+        let mut sb = Scoreboard::default();
+        let mut snd_una = 0;
+        for _ in 0..2000 {
+            snd_una += next(3);
+            let blocks: Vec<(u64, u64)> = (0..next(4))
+                .map(|_| {
+                    let left = snd_una + next(40);
+                    (left, left + 1 + next(6))
+                })
+                .collect();
+            sb.update(snd_una, blocks.into_iter());
+            let sacked: Vec<u64> = (sb.first..sb.end()).filter(|&s| sb.is_sacked(s)).collect();
+            assert_eq!(sb.sacked_between(0, u64::MAX), sacked.len() as u64);
+            assert_eq!(sb.sacked_end(), sacked.last().map(|s| s + 1));
+            for n in 1..5u32 {
+                let nth = sacked.len().checked_sub(n as usize).map(|i| sacked[i]);
+                assert_eq!(sb.nth_highest_sacked(n), nth);
+            }
+            let (from, to) = (snd_una + next(30), snd_una + next(60));
+            let counted = sacked.iter().filter(|&&s| from <= s && s < to).count() as u64;
+            assert_eq!(sb.sacked_between(from, to), counted);
+        }
     }
 }
