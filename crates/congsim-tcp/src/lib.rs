@@ -27,6 +27,7 @@ pub mod config;
 pub mod congestion;
 mod marks;
 pub mod rate;
+mod reassembly;
 pub mod receiver;
 mod recovery;
 pub mod rtt;

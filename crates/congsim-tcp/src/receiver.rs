@@ -2,10 +2,10 @@
 //! buffering, the ACK policies, and the advertised window.
 
 use crate::config::{AckPolicy, CongestionEcho, ReceiverConfig, SeqMode};
+use crate::reassembly::OutOfOrder;
 use crate::segment::Segment;
 use congsim_core::time::SimTime;
 use congsim_core::wire::{SackBlocks, TcpHeader};
-use std::collections::BTreeMap;
 
 /// Receiver counters (spec §5).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,8 +45,8 @@ pub struct TcpReceiver {
     rcv_next_byte: u64,
     /// Highest segment seen + 1.
     max_seen: u64,
-    /// Out-of-order segments above `rcv_next`: index → payload bytes.
-    out_of_order: BTreeMap<u64, u32>,
+    /// Out-of-order segments above `rcv_next`, with their payload bytes.
+    out_of_order: OutOfOrder,
     /// A delayed ACK is being held.
     ack_held: bool,
     /// ns-2 delayed-ACK timer deadline.
@@ -72,7 +72,7 @@ impl TcpReceiver {
             rcv_next: 0,
             rcv_next_byte: 0,
             max_seen: 0,
-            out_of_order: BTreeMap::new(),
+            out_of_order: OutOfOrder::default(),
             ack_held: false,
             delack_deadline: None,
             advertised_window,
@@ -143,7 +143,7 @@ impl TcpReceiver {
         }
         let seg = self.segment_index(seg_hdr.seq);
         // Out-of-order segments are all above rcv_next: the in-order case needs no lookup.
-        if seg < self.rcv_next || (seg > self.rcv_next && self.out_of_order.contains_key(&seg)) {
+        if seg < self.rcv_next || (seg > self.rcv_next && self.out_of_order.contains(seg)) {
             // A duplicate: ACK at once, whatever the delayed-ACK mode.
             self.stats.dup_pkts_rcvd += 1;
             self.send_ack_now(Some(seg));
@@ -158,10 +158,11 @@ impl TcpReceiver {
             return;
         }
         self.deliver(seg_hdr.payload_bytes);
-        while !self.out_of_order.is_empty()
-            && let Some(payload) = self.out_of_order.remove(&self.rcv_next)
+        // The run the segment joins to the in-order data, if it filled a gap.
+        if !self.out_of_order.is_empty()
+            && let Some(run) = self.out_of_order.take_run_at(self.rcv_next)
         {
-            self.deliver(payload);
+            run.into_iter().for_each(|payload| self.deliver(payload));
         }
         let immediate = filled_gap && self.cfg.immediate_ack_on_gap_fill;
         match self.cfg.ack_policy {
@@ -233,14 +234,10 @@ impl TcpReceiver {
         // entry it now covers (ns-2's virtual block [0, ack)).
         let recent = match trigger {
             Some(seg) if seg >= self.rcv_next => {
-                let mut left = seg;
-                while left > self.rcv_next && self.out_of_order.contains_key(&(left - 1)) {
-                    left -= 1;
-                }
-                let mut right = seg + 1;
-                while self.out_of_order.contains_key(&right) {
-                    right += 1;
-                }
+                // Every held segment lies above `rcv_next`: the run holding the trigger (it
+                // is held, having just arrived above the gap or again).
+                debug_assert!(self.out_of_order.contains(seg), "the trigger {seg} is held");
+                let (left, right) = self.out_of_order.run_of(seg).unwrap_or((seg, seg + 1));
                 blocks.push(self.rcv_next, left, right);
                 Some((left, right))
             }
