@@ -125,15 +125,23 @@ impl Scoreboard {
         self.sacked_end
     }
 
-    /// SACKed segments in `[from, to)`: every one on the board when the range holds them all,
-    /// else counted.
+    /// SACKed segments in `[from, to)`: counted over the range or over the rest of the SACKed
+    /// stretch `[first, sacked_end)`, whichever is shorter (none when the range holds it all).
     pub(crate) fn sacked_between(&self, from: u64, to: u64) -> u64 {
-        if from <= self.first && self.sacked_end.is_none_or(|end| to >= end) {
-            return self.sacked;
+        let Some(sacked_end) = self.sacked_end else {
+            return 0;
+        };
+        let (from, to) = (from.max(self.first), to.min(sacked_end));
+        if from >= to {
+            return 0;
         }
-        (from.max(self.first)..to.min(self.end()))
-            .filter(|&seg| self.is_sacked(seg))
-            .count() as u64
+        let count = |range: std::ops::Range<u64>| range.filter(|&seg| self.is_sacked(seg)).count();
+        let outside = (from - self.first) + (sacked_end - to);
+        if outside < to - from {
+            self.sacked - (count(self.first..from) + count(to..sacked_end)) as u64
+        } else {
+            count(from..to) as u64
+        }
     }
 
     /// The `n`-th highest SACKed segment (`n` ≥ 1), `None` with fewer than `n` SACKed: every
