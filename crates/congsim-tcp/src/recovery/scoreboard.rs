@@ -42,6 +42,11 @@ impl Scoreboard {
         self.entries.get(usize::try_from(i).ok()?)
     }
 
+    /// The index of on-board segment `seg` in `entries`.
+    fn index(&self, seg: u64) -> usize {
+        (seg - self.first) as usize
+    }
+
     fn entry_mut(&mut self, seg: u64) -> Option<&mut Entry> {
         let i = seg.checked_sub(self.first)?;
         self.entries.get_mut(usize::try_from(i).ok()?)
@@ -79,14 +84,20 @@ impl Scoreboard {
                 self.entries.push_back(Entry::default());
                 changed = true;
             }
-            for seg in left.max(self.first)..right {
-                let e = self.entry_mut(seg).expect("created above");
-                if !e.sacked {
-                    e.sacked = true;
-                    self.sacked += 1;
-                    self.sacked_end = self.sacked_end.max(Some(seg + 1));
-                    changed = true;
-                }
+            let from = left.max(self.first);
+            if from >= right {
+                continue;
+            }
+            let (i, j) = (self.index(from), self.index(right));
+            let mut newly = 0;
+            for e in self.entries.range_mut(i..j).filter(|e| !e.sacked) {
+                e.sacked = true;
+                newly += 1;
+            }
+            if newly > 0 {
+                self.sacked += newly;
+                self.sacked_end = self.sacked_end.max(Some(right));
+                changed = true;
             }
         }
         changed
@@ -135,7 +146,12 @@ impl Scoreboard {
         if from >= to {
             return 0;
         }
-        let count = |range: std::ops::Range<u64>| range.filter(|&seg| self.is_sacked(seg)).count();
+        let count = |range: std::ops::Range<u64>| {
+            let on_board = self
+                .entries
+                .range(self.index(range.start)..self.index(range.end));
+            on_board.filter(|e| e.sacked).count()
+        };
         let outside = (from - self.first) + (sacked_end - to);
         if outside < to - from {
             self.sacked - (count(self.first..from) + count(to..sacked_end)) as u64
@@ -152,18 +168,12 @@ impl Scoreboard {
         if self.sacked < u64::from(n) {
             return None;
         }
-        let mut count = 0;
-        let mut seg = self.sacked_end?;
-        while seg > self.first {
-            seg -= 1;
-            if self.is_sacked(seg) {
-                count += 1;
-                if count == n {
-                    return Some(seg);
-                }
-            }
-        }
-        unreachable!("the board holds {} SACKed segments", self.sacked)
+        let below_end = self.entries.range(..self.index(self.sacked_end?));
+        let (i, _) = (below_end.enumerate().rev())
+            .filter(|(_, e)| e.sacked)
+            .nth(n as usize - 1)
+            .expect("the board holds n SACKed segments");
+        Some(self.first + i as u64)
     }
 
     /// The first segment on the board.
