@@ -49,55 +49,54 @@ impl OutOfOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::collections::BTreeSet;
 
-    /// Against a plain set of segments, over random arrivals: runs are maximal, each segment
-    /// keeps its payload, and a run is taken whole.
-    #[test]
-    fn runs_are_the_maximal_stretches_of_held_segments() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |below: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % below
-        };
-        let mut held = OutOfOrder::default();
-        let mut set = BTreeSet::new();
-        let mut base = 0;
-        for _ in 0..3000 {
-            let seg = base + 1 + next(50);
-            if !set.contains(&seg) {
-                held.insert(seg, (seg % 7) as u32);
-                set.insert(seg);
-            }
-            for probe in base..base + 60 {
-                let expected = set.contains(&probe).then(|| {
-                    let mut left = probe;
-                    while set.contains(&(left - 1)) {
-                        left -= 1;
-                    }
-                    let mut right = probe + 1;
-                    while set.contains(&right) {
-                        right += 1;
-                    }
-                    (left, right)
-                });
-                assert_eq!(held.run_of(probe), expected, "segment {probe}");
-            }
-            if next(4) == 0 {
-                // The gap below the first run fills: the run comes out whole.
-                let first = *set.first().expect("held");
-                let payloads = held.take_run_at(first).expect("a run starts there");
-                for (k, payload) in payloads.iter().enumerate() {
-                    let seg = first + k as u64;
-                    assert!(set.remove(&seg));
-                    assert_eq!(*payload, (seg % 7) as u32);
+    proptest! {
+        /// Against a plain set of segments, over random arrivals (offsets above the gap) and
+        /// gaps filled: runs are maximal, each segment keeps its payload, and a run is taken
+        /// whole.
+        #[test]
+        fn runs_are_the_maximal_stretches_of_held_segments(
+            steps in proptest::collection::vec((1u64..50, any::<bool>()), 1..300)
+        ) {
+            let mut held = OutOfOrder::default();
+            let mut set = BTreeSet::new();
+            let mut gap = 0;
+            for (offset, fill) in steps {
+                let seg = gap + offset;
+                if !set.contains(&seg) {
+                    held.insert(seg, (seg % 7) as u32);
+                    set.insert(seg);
                 }
-                assert!(!set.contains(&(first + payloads.len() as u64)));
-                base = first + payloads.len() as u64;
+                for probe in gap..gap + 60 {
+                    let expected = set.contains(&probe).then(|| {
+                        let mut left = probe;
+                        while set.contains(&(left - 1)) {
+                            left -= 1;
+                        }
+                        let mut right = probe + 1;
+                        while set.contains(&right) {
+                            right += 1;
+                        }
+                        (left, right)
+                    });
+                    prop_assert_eq!(held.run_of(probe), expected, "segment {}", probe);
+                }
+                if fill {
+                    // The gap below the first run fills: the run comes out whole.
+                    let first = *set.first().expect("held");
+                    let payloads = held.take_run_at(first).expect("a run starts there");
+                    for (k, payload) in payloads.iter().enumerate() {
+                        let seg = first + k as u64;
+                        prop_assert!(set.remove(&seg));
+                        prop_assert_eq!(*payload, (seg % 7) as u32);
+                    }
+                    prop_assert!(!set.contains(&(first + payloads.len() as u64)));
+                    gap = first + payloads.len() as u64;
+                }
             }
+            prop_assert_eq!(held.is_empty(), set.is_empty());
         }
-        assert_eq!(held.is_empty(), set.is_empty());
     }
 }

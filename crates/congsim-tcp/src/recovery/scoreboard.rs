@@ -185,6 +185,7 @@ impl Scoreboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn ns2_update_semantics() {
@@ -214,37 +215,36 @@ mod tests {
         assert_eq!((sb.sacked_end(), sb.sacked_between(0, 100)), (None, 0));
     }
 
-    /// The kept counts against the board's entries counted afresh, over random ACKs.
-    #[test]
-    fn kept_counts_match_the_entries() {
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |below: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % below
-        };
-        let mut sb = Scoreboard::default();
-        let mut snd_una = 0;
-        for _ in 0..2000 {
-            snd_una += next(3);
-            let blocks: Vec<(u64, u64)> = (0..next(4))
-                .map(|_| {
-                    let left = snd_una + next(40);
-                    (left, left + 1 + next(6))
-                })
-                .collect();
-            sb.update(snd_una, blocks.into_iter());
-            let sacked: Vec<u64> = (sb.first..sb.end()).filter(|&s| sb.is_sacked(s)).collect();
-            assert_eq!(sb.sacked_between(0, u64::MAX), sacked.len() as u64);
-            assert_eq!(sb.sacked_end(), sacked.last().map(|s| s + 1));
-            for n in 1..5u32 {
-                let nth = sacked.len().checked_sub(n as usize).map(|i| sacked[i]);
-                assert_eq!(sb.nth_highest_sacked(n), nth);
+    /// An ACK: how far `snd_una` moves, its SACK blocks (offset from `snd_una`, length - 1),
+    /// and a range to count (offsets from `snd_una`).
+    type Ack = (u64, Vec<(u64, u64)>, (u64, u64));
+
+    fn acks() -> impl Strategy<Value = Vec<Ack>> {
+        let blocks = proptest::collection::vec((0u64..40, 0u64..6), 0..4);
+        proptest::collection::vec((0u64..3, blocks, (0u64..30, 0u64..60)), 1..200)
+    }
+
+    proptest! {
+        /// The kept counts against the board's entries counted afresh, over random ACKs.
+        #[test]
+        fn kept_counts_match_the_entries(acks in acks()) {
+            let mut sb = Scoreboard::default();
+            let mut snd_una = 0;
+            for (advance, blocks, (from, to)) in acks {
+                snd_una += advance;
+                let blocks = blocks.iter().map(|&(at, len)| (snd_una + at, snd_una + at + 1 + len));
+                sb.update(snd_una, blocks.collect::<Vec<_>>().into_iter());
+                let sacked: Vec<u64> = (sb.first..sb.end()).filter(|&s| sb.is_sacked(s)).collect();
+                prop_assert_eq!(sb.sacked_between(0, u64::MAX), sacked.len() as u64);
+                prop_assert_eq!(sb.sacked_end(), sacked.last().map(|s| s + 1));
+                for n in 1..5u32 {
+                    let nth = sacked.len().checked_sub(n as usize).map(|i| sacked[i]);
+                    prop_assert_eq!(sb.nth_highest_sacked(n), nth);
+                }
+                let (from, to) = (snd_una + from, snd_una + to);
+                let counted = sacked.iter().filter(|&&s| from <= s && s < to).count() as u64;
+                prop_assert_eq!(sb.sacked_between(from, to), counted);
             }
-            let (from, to) = (snd_una + next(30), snd_una + next(60));
-            let counted = sacked.iter().filter(|&&s| from <= s && s < to).count() as u64;
-            assert_eq!(sb.sacked_between(from, to), counted);
         }
     }
 }
