@@ -424,11 +424,11 @@ impl FlowRow<'_> {
 }
 
 /// Each TCP flow's max-min fair rate on the wire, in bps (the `flows` table's
-/// `maxmin_share_bps`; computed as the run is built, so that each flow's path it reads is
-/// freed before the network takes its memory rather than held beside the run's tables): progressive filling over the links
-/// of its data path (the path its ECMP hash picks in this replication) at their rates, with
-/// the CBR sources on their paths asking for their configured rates and every flow taken as
-/// active throughout. Transfers are left out (they come and go).
+/// `maxmin_share_bps`): progressive filling over the links of its data path (the path its ECMP
+/// hash picks in this replication) at their rates, with the CBR sources on their paths asking
+/// for their configured rates and every flow taken as active throughout. Transfers are left
+/// out (they come and go). Computed as the run is built, so that the flows' paths it reads are
+/// freed before the network takes its memory, not held beside the run's tables.
 pub(super) fn max_min_shares_of(s: &Scenario, replication: u32) -> Vec<f64> {
     let capacity: Vec<f64> = s.links.iter().map(|l| l.rate.bps() as f64).collect();
     let path_of = |src, dst, flow| -> Vec<usize> {

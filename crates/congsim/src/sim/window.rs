@@ -169,6 +169,8 @@ impl CbrReading {
 /// zero: their ports report in cells), per CBR source.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Reading {
+    /// Taken out by the flows table (`Simulation::flows_table`) before the links are read; not
+    /// read at all when the window closes with the run (the connections are read instead).
     pub(super) flows: Vec<(SenderStats, ReceiverStats)>,
     pub(super) links: Vec<LinkReading>,
     pub(super) cbr: Vec<CbrReading>,
