@@ -12,8 +12,8 @@ pub struct Segment {
     pub ect: bool,
 }
 
-/// Lends `buf` to an endpoint's `outbox` to write its next segments into, until [`hand_over`]
-/// gives it back: an endpoint holds no buffer of its own between its turns, so a network of a
+/// Lends `buf` to an endpoint's `outbox` to write its next segments into, until the caller
+/// takes them (`take_transmit`, or `drain_transmit` through [`hand_over`]): an endpoint holds no buffer of its own between its turns, so a network of a
 /// million connections holds a few send buffers, not two a connection (each 192 bytes of heap
 /// once used). Nothing is lent to an outbox that holds a buffer or segments already, or from a
 /// `buf` that is not empty.
@@ -24,8 +24,8 @@ pub(crate) fn lend(outbox: &mut Vec<Segment>, buf: &mut Vec<Segment>) {
 }
 
 /// Hands the segments of `outbox` over to `out`, leaving `outbox` empty. When `out` is empty
-/// (the simulator clears it after every flush) the two buffers trade places instead of copying:
-/// a `Vec::append` is a `memcpy` call per flush (about 2 % of the benchmark's run time).
+/// (a caller that clears it after every flush) the two buffers trade places instead of copying:
+/// a `Vec::append` is a `memcpy` call per flush.
 pub(crate) fn hand_over(outbox: &mut Vec<Segment>, out: &mut Vec<Segment>) {
     if out.is_empty() {
         std::mem::swap(outbox, out);
