@@ -239,6 +239,13 @@ def line(r: Run) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-long", action="store_true", help=f"skip the {LONG_S:g} s runs")
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=REPLICATIONS,
+        help=f"jittered replications (default {REPLICATIONS}, pre-registered; more is exploratory)",
+    )
+    parser.add_argument("--csv", type=Path, default=OUT, help=f"where to write the runs (default {OUT})")
     args = parser.parse_args()
     versions = {"ns-2": ns2_version(), "congsim": congsim_version()}
     duration = float(ROW.duration_s)
@@ -258,7 +265,7 @@ def main() -> None:
     jitter = f"U(0, {JITTER_S * 1e3:g} ms)"
     on_jitter = {"simulation.start_jitter": f"{JITTER_S * 1e3:g}ms"}
     jittered: dict[str, list[Run]] = {"congsim": [], "ns-2": [], "congsim (ns-2 starts)": []}
-    for k in range(1, REPLICATIONS + 1):
+    for k in range(1, args.replications + 1):
         drawn = changes(duration, drawn_starts(k))
         by_python = f"{jitter}: random.Random({k})"
         runs = [
@@ -278,17 +285,28 @@ def main() -> None:
         record("ns-2", LONG_S, "unjittered", "all at 0", ns2(LONG_S, {}))
     means = [mean_row(runs) for runs in jittered.values()]
     rows += means
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    with OUT.open("w", newline="", encoding="utf-8") as f:
+    args.csv.parent.mkdir(parents=True, exist_ok=True)
+    with args.csv.open("w", newline="", encoding="utf-8") as f:
         out = csv.DictWriter(f, COLUMNS, lineterminator="\n")
         out.writeheader()
         for r in rows:
             out.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in asdict(r).items()})
-    print(f"\nMeans over the {REPLICATIONS} jittered replications ({duration:g} s):")
+    print(f"\nMeans over the {args.replications} jittered replications ({duration:g} s):")
     print(HEADER)
     for r in means:
         print(line(r))
-    print(OUT)
+    # Paired: congsim and ns-2 on the same start times, replication by replication.
+    differences = [
+        float(congsim_run.timeouts - ns2_run.timeouts)
+        for congsim_run, ns2_run in zip(jittered["congsim (ns-2 starts)"], jittered["ns-2"], strict=True)
+    ]
+    if len(differences) > 1:
+        error = statistics.stdev(differences) / len(differences) ** 0.5
+        print(
+            f"timeouts, congsim (ns-2 starts) - ns-2, paired: {statistics.mean(differences):+.1f} "
+            f"(standard error {error:.1f}; {sum(d > 0 for d in differences)} of {len(differences)} higher)"
+        )
+    print(args.csv)
 
 
 if __name__ == "__main__":
