@@ -95,6 +95,7 @@ impl Topology {
                 params: AbrParams::seed001(C),
                 uni_buffer_bytes: None,
             }),
+            true,
         )
     }
 

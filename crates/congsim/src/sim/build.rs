@@ -89,6 +89,7 @@ impl<'a> Simulation<'a> {
                     fed_by_one_link,
                     SimTime::ZERO + scenario.duration,
                     scenario.atm_abr.clone(),
+                    fusion,
                 );
                 for (i, l) in scenario.links.iter().enumerate() {
                     if l.atm
