@@ -39,6 +39,46 @@ pub struct Cell {
     pub rm: Option<RmSlot>,
 }
 
+/// The cells of one frame, made when they are wanted: a source that holds a window of
+/// frames keeps 12 bytes a frame instead of 24 a cell, and reads its next cell without a
+/// cache miss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameCells {
+    vc: u32,
+    frame: u32,
+    cells: u16,
+}
+
+impl FrameCells {
+    /// Frame `frame` of `vc`, in `cells` cells (at least one).
+    pub fn new(vc: u32, frame: u32, cells: u16) -> Self {
+        debug_assert!(cells > 0, "a frame has at least one cell");
+        Self { vc, frame, cells }
+    }
+
+    /// How many cells the frame takes.
+    pub fn cell_count(&self) -> u16 {
+        self.cells
+    }
+
+    /// Cell `index` of the frame (below its cell count).
+    pub fn cell(&self, index: u16) -> Cell {
+        Cell {
+            vc: self.vc,
+            frame: self.frame,
+            index,
+            eom: index + 1 == self.cells,
+            efci: false,
+            rm: None,
+        }
+    }
+
+    /// The frame's cells in order.
+    pub fn iter(self) -> impl Iterator<Item = Cell> {
+        (0..self.cells).map(move |i| self.cell(i))
+    }
+}
+
 /// A resource-management cell's place in [`RmCells`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RmSlot(u32);
@@ -122,25 +162,13 @@ impl<T> Default for Segmenter<T> {
 }
 
 impl<T> Segmenter<T> {
-    /// Takes a datagram of `datagram_bytes` as a new frame; returns its cells in order.
-    pub fn segment(
-        &mut self,
-        vc: u32,
-        datagram_bytes: u32,
-        datagram: T,
-    ) -> impl Iterator<Item = Cell> + use<T> {
+    /// Takes a datagram of `datagram_bytes` as a new frame; returns its cells.
+    pub fn segment(&mut self, vc: u32, datagram_bytes: u32, datagram: T) -> FrameCells {
         let frame = self.next_frame;
         self.next_frame = self.next_frame.wrapping_add(1);
         self.in_flight.push_back((frame, datagram));
-        let n = cells_for(datagram_bytes);
-        (0..n).map(move |i| Cell {
-            vc,
-            frame,
-            index: i as u16,
-            eom: i + 1 == n,
-            efci: false,
-            rm: None,
-        })
+        let cells = u16::try_from(cells_for(datagram_bytes)).expect("a datagram of under 3 MB");
+        FrameCells::new(vc, frame, cells)
     }
 
     /// The datagram of `frame`, reassembled intact; older frames still waiting were lost.
@@ -219,7 +247,7 @@ mod tests {
         let mut seg = Segmenter::default();
         let mut cells: Vec<Cell> = Vec::new();
         for name in ["a", "b", "c"] {
-            cells.extend(seg.segment(7, 552, name));
+            cells.extend(seg.segment(7, 552, name).iter());
         }
         let mut r = Reassembler::default();
         let out = cells

@@ -5,7 +5,7 @@
 //! of the reverse connection, and data. Backward RM cells of its own connection set ACR:
 //! down by `RDF` on CI, up by `RIF·PCR` otherwise (unless NI), never above ER. Rates are cells/s.
 
-use crate::aal5::{Cell, RmCell};
+use crate::aal5::{Cell, FrameCells, RmCell};
 use congsim_core::time::{PS_PER_S, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -97,15 +97,23 @@ pub struct AbrSource {
     /// Forward RM cells since the last backward RM cell with BN = 0 (rule 6).
     unacked_frm: u32,
     brm_sent_since_frm: bool,
-    data: VecDeque<Cell>,
+    /// The frames whose cells wait, oldest first.
+    frames: VecDeque<QueuedFrame>,
     /// Seed 003's UNI buffer: at most this many datagram bytes wait (`None`: unbounded).
     uni_limit_bytes: Option<u64>,
+    /// Datagram bytes waiting (a datagram's are released with its last cell).
     uni_bytes: u64,
-    /// Bytes of each datagram whose cells wait, oldest first (released with its last cell).
-    uni_frames: VecDeque<u64>,
     /// A turned-around RM cell of the reverse connection waiting for an in-rate slot.
     turnaround: Option<RmCell>,
     stats: AbrStats,
+}
+
+/// A frame waiting in a source: its cells, the next to go, and its datagram's bytes.
+#[derive(Clone, Copy, Debug)]
+struct QueuedFrame {
+    cells: FrameCells,
+    next: u16,
+    bytes: u64,
 }
 
 /// `1/rate` in picoseconds, `None` for a zero rate.
@@ -135,10 +143,9 @@ impl AbrSource {
             t_last_out_of_rate: None,
             unacked_frm: 0,
             brm_sent_since_frm: false,
-            data: VecDeque::new(),
+            frames: VecDeque::new(),
             uni_limit_bytes,
             uni_bytes: 0,
-            uni_frames: VecDeque::new(),
             turnaround: None,
         }
     }
@@ -153,7 +160,7 @@ impl AbrSource {
 
     /// Queues the cells of a datagram of `bytes`, if the UNI buffer has room for the whole
     /// datagram (spec `atm.md` §2.4); returns whether it did.
-    pub fn push_frame(&mut self, bytes: u64, cells: impl IntoIterator<Item = Cell>) -> bool {
+    pub fn push_frame(&mut self, bytes: u64, cells: FrameCells) -> bool {
         if self
             .uni_limit_bytes
             .is_some_and(|limit| self.uni_bytes + bytes > limit)
@@ -162,8 +169,11 @@ impl AbrSource {
             return false;
         }
         self.uni_bytes += bytes;
-        self.uni_frames.push_back(bytes);
-        self.data.extend(cells);
+        self.frames.push_back(QueuedFrame {
+            cells,
+            next: 0,
+            bytes,
+        });
         true
     }
 
@@ -174,7 +184,7 @@ impl AbrSource {
     }
 
     fn has_data(&self) -> bool {
-        self.greedy || !self.data.is_empty()
+        self.greedy || !self.frames.is_empty()
     }
 
     fn frm_due(&self, t: SimTime) -> bool {
@@ -270,9 +280,12 @@ impl AbrSource {
                     rm: None,
                 }
             } else {
-                let cell = self.data.pop_front().expect("checked");
+                let frame = self.frames.front_mut().expect("checked");
+                let cell = frame.cells.cell(frame.next);
+                frame.next += 1;
                 if cell.eom {
-                    self.uni_bytes -= self.uni_frames.pop_front().expect("a frame per EOM");
+                    self.uni_bytes -= frame.bytes;
+                    self.frames.pop_front();
                 }
                 cell
             };
@@ -433,33 +446,13 @@ mod tests {
     #[test]
     fn an_idle_source_falls_back_to_icr() {
         let mut s = AbrSource::new(0, params(), false, None);
-        s.push_frame(
-            100,
-            (0..4).map(|index| Cell {
-                vc: 0,
-                frame: 0,
-                index,
-                eom: index == 3,
-                efci: false,
-                rm: None,
-            }),
-        );
+        s.push_frame(100, FrameCells::new(0, 0, 4));
         drain(&mut s, SimTime::ZERO, SimTime::from_millis(1));
         s.on_backward_rm(SimTime::from_millis(1), &brm(PCR, false));
         assert_eq!(s.acr(), PCR);
         // Four data cells and the FRMs went; after a second of silence (> ADTF) the next FRM
         // brings ACR back to ICR.
-        s.push_frame(
-            40,
-            [Cell {
-                vc: 0,
-                frame: 1,
-                index: 0,
-                eom: true,
-                efci: false,
-                rm: None,
-            }],
-        );
+        s.push_frame(40, FrameCells::new(0, 1, 1));
         let t = s.next_opportunity(SimTime::from_secs(1)).unwrap();
         assert!(matches!(s.send(t), Some(Emitted::Rm(_))));
         assert_eq!(s.acr(), 10e6 / 424.0);
@@ -467,16 +460,7 @@ mod tests {
 
     #[test]
     fn the_uni_buffer_admits_whole_datagrams_and_frees_them_with_their_last_cell() {
-        let cells = |frame: u32| {
-            (0..2).map(move |index| Cell {
-                vc: 0,
-                frame,
-                index,
-                eom: index == 1,
-                efci: false,
-                rm: None,
-            })
-        };
+        let cells = |frame: u32| FrameCells::new(0, frame, 2);
         let mut s = AbrSource::new(0, params(), false, Some(100));
         assert!(s.push_frame(60, cells(0)));
         assert!(!s.push_frame(60, cells(1)), "60 + 60 > 100");

@@ -18,7 +18,7 @@
 //! Backward RM cells ride the reverse VC's path but speak for their owner: at each switch on
 //! the way, the port that carries the owner forward writes its feedback into them.
 
-use crate::aal5::{Cell, Reassembled, Reassembler, RmCells, Segmenter, cells_for};
+use crate::aal5::{Cell, Reassembled, Reassembler, RmCells, Segmenter};
 use crate::abr::{AbrDestination, AbrParams, AbrSource, AbrStats, Emitted};
 use crate::erica::IntervalRecord;
 use crate::port::{Port, PortConfig, PortStats};
@@ -233,14 +233,12 @@ impl AtmNetwork {
     pub fn send(&mut self, now: SimTime, vc: VcId, pkt: Packet) {
         let v = self.vcs[vc.0 as usize].as_mut().expect("an open VC");
         v.stats.frames_sent += 1;
-        let (bytes, n_cells) = (
-            u64::from(pkt.size_bytes),
-            u64::from(cells_for(pkt.size_bytes)),
-        );
-        let cells = v.segmenter.segment(vc.0, pkt.size_bytes, pkt);
+        let bytes = u64::from(pkt.size_bytes);
+        let frame = v.segmenter.segment(vc.0, pkt.size_bytes, pkt);
+        let n_cells = u64::from(frame.cell_count());
         if let Some(source) = &mut v.source {
             // A datagram the UNI buffer refuses is lost; reassembly skips its frame number.
-            if source.push_frame(bytes, cells) {
+            if source.push_frame(bytes, frame) {
                 v.stats.cells_sent += n_cells;
             }
             self.wake_source(now, vc.0);
@@ -254,12 +252,12 @@ impl AtmNetwork {
         let port = self.ports[first].as_mut().expect("an ATM port");
         match next {
             Some(next) if !self.fed_by_one_link[next] && port.takes_every_cell() => {
-                if let Some(head) = port.offer_frame(now, cells, 1) {
+                if let Some(head) = port.offer_frame(now, frame.iter(), 1) {
                     self.scheduled
                         .push((head, AtmEvent::PipeHead(first as u32)));
                 }
             }
-            _ => cells.for_each(|cell| self.forward(now, cell, 0)),
+            _ => frame.iter().for_each(|cell| self.forward(now, cell, 0)),
         }
     }
 
