@@ -87,6 +87,8 @@ pub struct AbrSource {
     /// Always has data (a greedy source, for switch tests) instead of a queue of frames.
     greedy: bool,
     acr: f64,
+    /// `spacing(acr)`, kept with it (a division and a rounding per cell otherwise).
+    acr_gap: Option<SimDuration>,
     /// Earliest next in-rate cell.
     t_next: SimTime,
     t_last_in_rate: Option<SimTime>,
@@ -136,6 +138,7 @@ impl AbrSource {
             vc,
             greedy,
             acr,
+            acr_gap: spacing(acr),
             t_next: SimTime::ZERO,
             t_last_in_rate: None,
             since_frm: 0,
@@ -297,12 +300,13 @@ impl AbrSource {
             return None;
         };
         self.t_last_in_rate = Some(now);
-        self.t_next = spacing(self.acr).map_or(SimTime::MAX, |gap| now + gap);
+        self.t_next = self.acr_gap.map_or(SimTime::MAX, |gap| now + gap);
         Some(emitted)
     }
 
     fn set_acr(&mut self, acr: f64) {
         self.acr = acr;
+        self.acr_gap = spacing(acr);
         self.stats.acr = acr;
         self.stats.acr_min = self.stats.acr_min.min(acr);
         self.stats.acr_max = self.stats.acr_max.max(acr);
@@ -325,7 +329,7 @@ impl AbrSource {
         acr = p.mcr.max(acr.min(rm.er));
         if acr != self.acr {
             self.set_acr(acr);
-            self.t_next = match (self.t_last_in_rate, spacing(acr)) {
+            self.t_next = match (self.t_last_in_rate, self.acr_gap) {
                 (_, None) => SimTime::MAX,
                 (None, Some(_)) => now,
                 (Some(last), Some(gap)) => (last + gap).max(now),
