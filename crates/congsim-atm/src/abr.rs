@@ -200,6 +200,30 @@ impl AbrSource {
         }
     }
 
+    /// Whether the cell due at `t`, the next in-rate slot, is a data cell after which data
+    /// still waits, at a rate with no out-of-rate RM cells: sending it moves nothing but the
+    /// queue, the RM count and the next slot (to `t` plus [`Self::cell_gap`]), whenever the
+    /// host's next datagram comes.
+    pub fn next_is_data_with_more(&self, t: SimTime) -> bool {
+        let more_after = |f: &QueuedFrame| f.next + 1 < f.cells.cell_count();
+        t == self.t_next
+            && self.acr >= self.params.tcr
+            && !self.frm_due(t)
+            && !(self.turnaround.is_some() && (!self.brm_sent_since_frm || !self.has_data()))
+            && (self.greedy || self.frames.len() > 1 || self.frames.front().is_some_and(more_after))
+    }
+
+    /// The in-rate spacing of cells at the current ACR (`None` at a zero rate).
+    pub fn cell_gap(&self) -> Option<SimDuration> {
+        self.acr_gap
+    }
+
+    /// Whether a UNI buffer bounds the datagrams waiting (their admission then depends on
+    /// when each cell leaves).
+    pub fn has_uni_limit(&self) -> bool {
+        self.uni_limit_bytes.is_some()
+    }
+
     /// When the source next has a cell to send (at or after `now`), if it has one.
     pub fn next_opportunity(&self, now: SimTime) -> Option<SimTime> {
         let in_rate = self.t_next.max(now);

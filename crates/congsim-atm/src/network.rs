@@ -111,6 +111,9 @@ pub struct AtmNetwork {
     /// turns around, need their own event (one event fewer per data cell: a quarter of an ABR
     /// network's). Off with hop fusion, so that the shortcut tests compare both.
     early_data_cells: bool,
+    /// Per port, the VCs whose path starts there (a host adapter that one VC alone uses
+    /// takes that source's cells ahead of time: see [`Self::send_ahead`]).
+    vcs_starting_at: Vec<u32>,
 }
 
 impl AtmNetwork {
@@ -127,6 +130,7 @@ impl AtmNetwork {
     ) -> Self {
         assert_eq!(ports.len(), fed_by_one_link.len(), "one entry per link");
         let ubr = abr.is_none();
+        let vcs_starting_at = vec![0; ports.len()];
         Self {
             ports: ports
                 .into_iter()
@@ -139,6 +143,7 @@ impl AtmNetwork {
             horizon,
             abr,
             early_data_cells: shortcuts,
+            vcs_starting_at,
         }
     }
 
@@ -175,6 +180,7 @@ impl AtmNetwork {
                 p.iter().all(|&l| self.is_atm(l as usize)),
                 "a VC runs over ATM links only"
             );
+            self.vcs_starting_at[p[0] as usize] += 1;
             let i = id.0 as usize;
             if i >= self.vcs.len() {
                 self.vcs.resize_with(i + 1, || None);
@@ -295,8 +301,66 @@ impl AtmNetwork {
                 },
             };
             self.forward(now, cell, 0);
+            let last = self.send_ahead(now, vc.0);
+            self.wake_source(last, vc.0);
+            return;
         }
         self.wake_source(now, vc.0);
+    }
+
+    /// After VC `vc`'s source sent a cell at `now`, sends the data cells that follow at once,
+    /// each at its own time, while nothing could change them, and returns when the last went.
+    ///
+    /// Exact, as hop fusion is (and off with it, so that the shortcut tests compare both):
+    /// its host adapter carries this VC alone and takes every cell, so a cell offered there
+    /// ahead of time meets only its own predecessors, still in the pipe (each goes within the
+    /// adapter link's delay of the one before, so no wake-up of the pipe moves); the source
+    /// only sends data cells that leave data behind, at an unchanged rate (no RM cell, no
+    /// turn-around, no out-of-rate cell: `AbrSource::next_is_data_with_more`), so a datagram
+    /// the host hands it meanwhile only lengthens its queue (no UNI buffer, whose room depends
+    /// on when cells leave); and what could change its rate, a backward RM cell or a forward
+    /// one to turn around, reaches the host through the last port of the reverse VC's path, no
+    /// earlier than the head of that port's pipe or its delay from now. Every wake-up left to
+    /// the event queue, the one after the last cell sent here included, falls strictly before
+    /// that, so no such arrival shares its instant either. ATM statistics are read only at the
+    /// run's end (the horizon bounds it too), and series, which read ACR, turn shortcuts off.
+    fn send_ahead(&mut self, now: SimTime, vc: u32) -> SimTime {
+        let v = self.vcs[vc as usize].as_ref().expect("an open VC");
+        let adapter = v.path[0] as usize;
+        let private = self.vcs_starting_at[adapter] == 1
+            && self.ports[adapter]
+                .as_ref()
+                .is_some_and(Port::takes_every_cell);
+        let source = v.source.as_ref().expect("an ABR VC");
+        if !self.early_data_cells || !private || source.has_uni_limit() {
+            return now;
+        }
+        let feedback = v.reverse.map_or(SimTime::MAX, |r| {
+            let back = self.vcs[r as usize].as_ref().expect("the reverse VC");
+            let last = *back.path.last().expect("a path");
+            self.ports[last as usize]
+                .as_ref()
+                .expect("an ATM port")
+                .earliest_arrival(now)
+        });
+        let bound = feedback.min(self.horizon);
+        let pipe_delay = self.ports[adapter].as_ref().expect("an ATM port").delay();
+        let mut last = now;
+        loop {
+            let v = self.vcs[vc as usize].as_mut().expect("an open VC");
+            let source = v.source.as_mut().expect("an ABR VC");
+            let (Some(t), Some(gap)) = (source.next_opportunity(last), source.cell_gap()) else {
+                return last;
+            };
+            if !(t + gap < bound && t < last + pipe_delay && source.next_is_data_with_more(t)) {
+                return last;
+            }
+            let Some(Emitted::Data(cell)) = source.send(t) else {
+                unreachable!("a data cell was due");
+            };
+            self.forward(t, cell, 0);
+            last = t;
+        }
     }
 
     /// Offers `cell` to hop `hop` of its path at `at`, and on while the next port is fed by one

@@ -489,6 +489,18 @@ impl Port {
         self.pipe.len() == 1
     }
 
+    /// The earliest a cell not yet in the pipe (offered at `now` or later) can reach the far
+    /// end, or the pipe's head's arrival if that is sooner.
+    pub fn earliest_arrival(&self, now: SimTime) -> SimTime {
+        let offered = now + self.config.delay;
+        self.pipe.front().map_or(offered, |&(t, ..)| t.min(offered))
+    }
+
+    /// The link's propagation delay.
+    pub fn delay(&self) -> SimDuration {
+        self.config.delay
+    }
+
     /// The pipe's head reaches the far end at `now`: returns it with its next hop, and the
     /// arrival time of the new head.
     pub fn pop_pipe(&mut self, now: SimTime) -> ((Cell, u16), Option<SimTime>) {
