@@ -111,9 +111,10 @@ pub struct AtmNetwork {
     /// turns around, need their own event (one event fewer per data cell: a quarter of an ABR
     /// network's). Off with hop fusion, so that the shortcut tests compare both.
     early_data_cells: bool,
-    /// Per port, the VCs whose path starts there (a host adapter that one VC alone uses
-    /// takes that source's cells ahead of time: see [`Self::send_ahead`]).
-    vcs_starting_at: Vec<u32>,
+    /// Per port: one VC alone can ever start there and none crosses it, so the port may take
+    /// that VC's ABR source's cells ahead of time (see [`Self::send_ahead`]). The caller knows
+    /// every VC the run can open; none by default.
+    private_adapter: Vec<bool>,
 }
 
 impl AtmNetwork {
@@ -130,7 +131,7 @@ impl AtmNetwork {
     ) -> Self {
         assert_eq!(ports.len(), fed_by_one_link.len(), "one entry per link");
         let ubr = abr.is_none();
-        let vcs_starting_at = vec![0; ports.len()];
+        let private_adapter = vec![false; ports.len()];
         Self {
             ports: ports
                 .into_iter()
@@ -143,7 +144,7 @@ impl AtmNetwork {
             horizon,
             abr,
             early_data_cells: shortcuts,
-            vcs_starting_at,
+            private_adapter,
         }
     }
 
@@ -153,6 +154,13 @@ impl AtmNetwork {
         if let Some(port) = self.ports.get_mut(link).and_then(Option::as_mut) {
             port.set_contention(rng);
         }
+    }
+
+    /// Says which ports are a host adapter that at most one VC can ever start at and none
+    /// crosses (see `private_adapter`), one entry per link.
+    pub fn set_private_adapters(&mut self, private: Vec<bool>) {
+        assert_eq!(private.len(), self.ports.len(), "one entry per link");
+        self.private_adapter = private;
     }
 
     /// `true` if link `i` is an ATM link.
@@ -180,7 +188,6 @@ impl AtmNetwork {
                 p.iter().all(|&l| self.is_atm(l as usize)),
                 "a VC runs over ATM links only"
             );
-            self.vcs_starting_at[p[0] as usize] += 1;
             let i = id.0 as usize;
             if i >= self.vcs.len() {
                 self.vcs.resize_with(i + 1, || None);
@@ -312,7 +319,8 @@ impl AtmNetwork {
     /// each at its own time, while nothing could change them, and returns when the last went.
     ///
     /// Exact, as hop fusion is (and off with it, so that the shortcut tests compare both):
-    /// its host adapter carries this VC alone and takes every cell, so a cell offered there
+    /// its host adapter carries this VC alone (the caller said none other can start there or
+    /// cross it) and takes every cell, so a cell offered there
     /// ahead of time meets only its own predecessors, still in the pipe (each goes within the
     /// adapter link's delay of the one before, so no wake-up of the pipe moves); the source
     /// only sends data cells that leave data behind, at an unchanged rate (no RM cell, no
@@ -327,7 +335,7 @@ impl AtmNetwork {
     fn send_ahead(&mut self, now: SimTime, vc: u32) -> SimTime {
         let v = self.vcs[vc as usize].as_ref().expect("an open VC");
         let adapter = v.path[0] as usize;
-        let private = self.vcs_starting_at[adapter] == 1
+        let private = self.private_adapter[adapter]
             && self.ports[adapter]
                 .as_ref()
                 .is_some_and(Port::takes_every_cell);

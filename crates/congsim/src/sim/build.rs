@@ -91,6 +91,7 @@ impl<'a> Simulation<'a> {
                     scenario.atm_abr.clone(),
                     fusion,
                 );
+                network.set_private_adapters(private_adapters(scenario));
                 for (i, l) in scenario.links.iter().enumerate() {
                     if l.atm
                         .as_ref()
@@ -363,5 +364,30 @@ fn build_cbr(scenario: &Scenario, streams: &StreamFactory) -> Vec<CbrState> {
                 bytes_delivered: 0,
             }
         })
+        .collect()
+}
+
+/// Per link: whether at most one VC can ever start there and none crosses it, so that its
+/// port is one ABR source's alone (`AtmNetwork::set_private_adapters`). Each flow and CBR
+/// source opens a VC each way (the reverse one carries the ACKs, or the RM turn-arounds);
+/// a transfer group opens a pair per transfer, so its hosts' links are never private.
+fn private_adapters(s: &Scenario) -> Vec<bool> {
+    let mut starts = vec![0u32; s.links.len()];
+    let mut crossed = vec![false; s.links.len()];
+    let ends = (s.flows.iter().map(|f| (f.src, f.dst, 1)))
+        .chain(s.cbr.iter().map(|c| (c.src, c.dst, 1)))
+        .chain(s.transfers.iter().map(|t| (t.src, t.dst, 2)));
+    for (src, dst, vcs) in ends {
+        for path in [s.path(src, dst), s.path(dst, src)].into_iter().flatten() {
+            if let Some((first, rest)) = path.split_first() {
+                starts[first.index()] += vcs;
+                rest.iter().for_each(|l| crossed[l.index()] = true);
+            }
+        }
+    }
+    starts
+        .iter()
+        .zip(&crossed)
+        .map(|(&n, &c)| n == 1 && !c)
         .collect()
 }
