@@ -12,8 +12,10 @@
 //! network a cell admitted by the last port of its path is reassembled at once, since nothing
 //! can change its fate any more, and a frame that completes is delivered by an event at its
 //! EOM's arrival time; so a cell costs one event at each port that merges traffic and none
-//! elsewhere. ABR feedback depends on when cells pass, so an ABR network takes every hop and
-//! every arrival as an event.
+//! elsewhere. ABR feedback depends on when cells pass, so on an ABR network every hop between
+//! switches is an event; only a data cell's arrival at its destination is taken early as on
+//! UBR, and a source whose host adapter is its alone sends the cells no feedback can reach in
+//! time ahead, each at its own time ([`AtmNetwork::source_wake`]).
 //!
 //! Backward RM cells ride the reverse VC's path but speak for their owner: at each switch on
 //! the way, the port that carries the owner forward writes its feedback into them.
@@ -287,7 +289,8 @@ impl AtmNetwork {
         }
     }
 
-    /// VC `vc`'s source wake-up falls due at `now`: it sends what is due.
+    /// VC `vc`'s source wake-up falls due at `now`: it sends what is due, and the data cells
+    /// after it that it may send ahead (`send_ahead`).
     pub fn source_wake(&mut self, now: SimTime, vc: VcId) {
         let v = self.vcs[vc.0 as usize].as_mut().expect("an open VC");
         if v.wake != Some(now) {
@@ -320,9 +323,9 @@ impl AtmNetwork {
     ///
     /// Exact, as hop fusion is (and off with it, so that the shortcut tests compare both):
     /// its host adapter carries this VC alone (the caller said none other can start there or
-    /// cross it) and takes every cell, so a cell offered there
-    /// ahead of time meets only its own predecessors, still in the pipe (each goes within the
-    /// adapter link's delay of the one before, so no wake-up of the pipe moves); the source
+    /// cross it) and takes every cell, so a cell offered there ahead of time meets only its own
+    /// predecessors, still in the pipe (each goes within the adapter link's delay of the one
+    /// before, so no wake-up of the pipe moves); the source
     /// only sends data cells that leave data behind, at an unchanged rate (no RM cell, no
     /// turn-around, no out-of-rate cell: `AbrSource::next_is_data_with_more`), so a datagram
     /// the host hands it meanwhile only lengthens its queue (no UNI buffer, whose room depends
