@@ -472,6 +472,39 @@ mod tests {
     }
 
     #[test]
+    fn only_a_data_cell_that_leaves_data_behind_may_go_ahead() {
+        let mut s = AbrSource::new(0, params(), false, None);
+        s.push_frame(100, FrameCells::new(0, 0, 2));
+        s.push_frame(40, FrameCells::new(0, 1, 1));
+        let mut kinds = Vec::new();
+        let mut now = SimTime::ZERO;
+        // Then the source is idle (its next cell would be a forward RM cell `trm` later).
+        for _ in 0..4 {
+            let t = s.next_opportunity(now).expect("a cell waits");
+            let ahead = s.next_is_data_with_more(t);
+            let e = s.send(t).expect("a cell is due");
+            kinds.push((matches!(e, Emitted::Rm(_)), ahead));
+            assert_eq!(s.cell_gap().map(|gap| t + gap), Some(s.t_next));
+            now = t;
+        }
+        // The first forward RM cell, frame 0's two cells, frame 1's only cell: only the cells
+        // with another behind them may go ahead, never an RM cell nor the last data cell.
+        assert_eq!(
+            kinds,
+            [(true, false), (false, true), (false, true), (false, false)]
+        );
+        // Below TCR an out-of-rate RM cell may come before the next in-rate slot: nothing goes
+        // ahead.
+        let mut slow = AbrSource::new(0, params(), false, None);
+        slow.push_frame(552, FrameCells::new(0, 0, 12));
+        slow.send(SimTime::ZERO);
+        slow.on_backward_rm(SimTime::ZERO, &brm(slow.params.tcr / 2.0, false));
+        assert!(slow.acr() < slow.params.tcr);
+        let t = slow.next_opportunity(SimTime::ZERO).expect("data waits");
+        assert!(!slow.next_is_data_with_more(t));
+    }
+
+    #[test]
     fn an_idle_source_falls_back_to_icr() {
         let mut s = AbrSource::new(0, params(), false, None);
         s.push_frame(100, FrameCells::new(0, 0, 4));
