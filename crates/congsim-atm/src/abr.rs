@@ -190,6 +190,12 @@ impl AbrSource {
         self.greedy || !self.frames.is_empty()
     }
 
+    /// A waiting turn-around takes the next in-rate slot that is not a forward RM cell's: one
+    /// per forward RM cell while data waits, any slot otherwise.
+    fn turnaround_due(&self) -> bool {
+        self.turnaround.is_some() && (!self.brm_sent_since_frm || !self.has_data())
+    }
+
     fn frm_due(&self, t: SimTime) -> bool {
         match self.t_last_frm {
             None => true,
@@ -209,7 +215,7 @@ impl AbrSource {
         t == self.t_next
             && self.acr >= self.params.tcr
             && !self.frm_due(t)
-            && !(self.turnaround.is_some() && (!self.brm_sent_since_frm || !self.has_data()))
+            && !self.turnaround_due()
             && (self.greedy || self.frames.len() > 1 || self.frames.front().is_some_and(more_after))
     }
 
@@ -289,7 +295,7 @@ impl AbrSource {
             self.brm_sent_since_frm = false;
             self.stats.frm_sent += 1;
             Emitted::Rm(self.frm(false))
-        } else if self.turnaround.is_some() && (!self.brm_sent_since_frm || !self.has_data()) {
+        } else if self.turnaround_due() {
             self.since_frm += 1;
             self.brm_sent_since_frm = true;
             self.stats.brm_turned_around += 1;
