@@ -56,6 +56,11 @@ impl FrameCells {
         Self { vc, frame, cells }
     }
 
+    /// The VC that carries the frame.
+    pub fn vc(&self) -> u32 {
+        self.vc
+    }
+
     /// How many cells the frame takes.
     pub fn cell_count(&self) -> u16 {
         self.cells

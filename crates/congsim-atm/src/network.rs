@@ -267,7 +267,7 @@ impl AtmNetwork {
         let port = self.ports[first].as_mut().expect("an ATM port");
         match next {
             Some(next) if !self.fed_by_one_link[next] && port.takes_every_cell() => {
-                if let Some(head) = port.offer_frame(now, frame.iter(), 1) {
+                if let Some(head) = port.offer_frame(now, frame, 1) {
                     self.scheduled
                         .push((head, AtmEvent::PipeHead(first as u32)));
                 }

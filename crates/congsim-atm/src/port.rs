@@ -15,7 +15,7 @@
 //! given a contention stream instead makes the cells of one cell time draw for the last free
 //! place, as a fabric serving its inputs in random order would (deviation D25).
 
-use crate::aal5::{CELL_BYTES, Cell, RmCell};
+use crate::aal5::{CELL_BYTES, Cell, FrameCells, RmCell};
 use crate::erica::{Eprca, EprcaConfig, Erica, EricaConfig, IntervalRecord, PortView};
 use crate::ubr::{Occupancy, UbrPolicy};
 use crate::vbr::{VbrConfig, VbrSource};
@@ -106,7 +106,7 @@ enum FrameMode {
     Ppd,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct VcState {
     /// Cells of this VC in the buffer, `x_i`.
     queued: u64,
@@ -304,6 +304,7 @@ impl Port {
     /// A cell reaches the port at `at` (offers come in time order), with `rm`, its RM fields
     /// if it is an RM cell. Returns when it reaches the far end of the link, or `None` if it
     /// was dropped.
+    #[inline(always)]
     pub fn offer(&mut self, at: SimTime, cell: &Cell, rm: Option<&RmCell>) -> Option<SimTime> {
         self.stats.cells_in += 1;
         if self.switch.is_some() {
@@ -414,31 +415,53 @@ impl Port {
     /// its pipe towards hop `next_hop`, as `offer` and `push_pipe` would take them one by one.
     /// Returns when the first reaches the far end if it became the pipe's head (the caller
     /// must then wake the port at that time).
+    ///
+    /// `admit`'s work for the frame, done once where the cells one by one would repeat it:
+    /// nothing leaves between cells offered at one instant, the queue only grows (so its
+    /// maxima are the last cell's), and such a port has no VBR source to serve first.
     pub fn offer_frame(
         &mut self,
         at: SimTime,
-        cells: impl Iterator<Item = Cell>,
+        frame: FrameCells,
         next_hop: u16,
     ) -> Option<SimTime> {
         debug_assert!(self.takes_every_cell());
         let was_empty = self.pipe.is_empty();
-        // Every later cell arrives at the same instant: nothing more leaves in between.
         self.release(at);
-        for cell in cells {
-            debug_assert!(cell.rm.is_none(), "RM cells are paced by an ABR source");
-            self.stats.cells_in += 1;
-            let vc = cell.vc as usize;
-            if vc >= self.vcs.len() {
-                self.vcs.resize(vc + 1, VcState::default());
+        let (vc, cells) = (frame.vc(), frame.cell_count());
+        let n = u64::from(cells);
+        if vc as usize >= self.vcs.len() {
+            self.vcs.resize(vc as usize + 1, VcState::default());
+        }
+        let state = &mut self.vcs[vc as usize];
+        if state.prev_eom {
+            state.damaged = false;
+            state.mode = FrameMode::Accept;
+        }
+        // The frame's last cell is its EOM.
+        state.prev_eom = true;
+        if self.counts_vcs {
+            if state.queued == 0 {
+                self.active_vcs += 1;
             }
-            let state = &mut self.vcs[vc];
-            if state.prev_eom {
-                state.damaged = false;
-                state.mode = FrameMode::Accept;
-            }
-            state.prev_eom = cell.eom;
-            let arrive = self.admit(at, cell.vc);
-            self.pipe.push_back((arrive, cell, next_hop));
+            state.queued += n;
+        }
+        self.stats.cells_in += n;
+        self.admitted += n;
+        let mut done = self.busy_until.max(at);
+        for index in 0..cells {
+            done += self.clock.next_tx_time(u64::from(CELL_BYTES));
+            self.buffer.push_back((done, vc));
+            let cell = frame.cell(index);
+            self.pipe
+                .push_back((done + self.config.delay, cell, next_hop));
+        }
+        self.busy_until = done;
+        let queue = self.buffer.len() as u64;
+        self.stats.max_queue_cells = self.stats.max_queue_cells.max(queue);
+        if at < self.half_time {
+            self.stats.max_queue_cells_first_half =
+                self.stats.max_queue_cells_first_half.max(queue);
         }
         let head = self.pipe.front().map(|&(t, ..)| t);
         head.filter(|_| was_empty)
@@ -644,7 +667,7 @@ mod tests {
                 at += rng.below(40_000_000);
                 let (vc, n) = (rng.below(3) as u32, 1 + rng.below(30) as u16);
                 let now = SimTime::from_ps(at);
-                let head = whole.offer_frame(now, frame(vc, f, n), 1);
+                let head = whole.offer_frame(now, FrameCells::new(vc, f, n), 1);
                 let mut by_cell_head = None;
                 for c in frame(vc, f, n) {
                     let arrive = by_cell.offer(now, &c, None).expect("admitted");
@@ -664,6 +687,11 @@ mod tests {
             let end = SimTime::from_ps(at + 20_000_000);
             assert_eq!(whole.stats_at(end), by_cell.stats_at(end));
             assert_eq!(whole.buffer, by_cell.buffer);
+            assert_eq!(whole.vcs, by_cell.vcs);
+            assert_eq!(
+                (whole.active_vcs, whole.admitted, whole.busy_until),
+                (by_cell.active_vcs, by_cell.admitted, by_cell.busy_until)
+            );
             assert!(
                 whole.stats_at(end).max_queue_cells > 30,
                 "frames queued behind others"
