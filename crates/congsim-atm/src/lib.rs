@@ -15,6 +15,7 @@ pub mod abr;
 pub mod erica;
 pub mod network;
 pub mod port;
+mod ring;
 pub mod ubr;
 pub mod vbr;
 

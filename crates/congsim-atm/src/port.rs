@@ -17,12 +17,12 @@
 
 use crate::aal5::{CELL_BYTES, Cell, FrameCells, RmCell};
 use crate::erica::{Eprca, EprcaConfig, Erica, EricaConfig, IntervalRecord, PortView};
+use crate::ring::Ring;
 use crate::ubr::{Occupancy, UbrPolicy};
 use crate::vbr::{VbrConfig, VbrSource};
 use congsim_core::rng::RngStream;
 use congsim_core::time::{SimDuration, SimTime};
 use congsim_core::units::{Rate, SerializationClock};
-use std::collections::VecDeque;
 
 /// The ABR switch algorithm of a port.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,7 +137,7 @@ pub struct Port {
     clock: SerializationClock,
     busy_until: SimTime,
     /// Admitted cells not yet released: when their last bit leaves, and their VC.
-    buffer: VecDeque<(SimTime, u32)>,
+    buffer: Ring<(SimTime, u32)>,
     vcs: Vec<VcState>,
     /// VCs with cells in the buffer, `N_a`.
     active_vcs: u64,
@@ -145,7 +145,7 @@ pub struct Port {
     /// only then are they counted, which costs a look at the VC's state per cell.
     counts_vcs: bool,
     /// Cells propagating: arrival time at the far end, cell, and its next hop on its VC's path.
-    pipe: VecDeque<(SimTime, Cell, u16)>,
+    pipe: Ring<(SimTime, Cell, u16)>,
     stats: PortStats,
     admitted: u64,
     switch: Option<Switch>,
@@ -163,7 +163,7 @@ pub struct Port {
 
 /// What the switch algorithm sees of its port.
 struct View<'a> {
-    buffer: &'a VecDeque<(SimTime, u32)>,
+    buffer: &'a Ring<(SimTime, u32)>,
     vbr: Option<&'a VbrSource>,
 }
 
@@ -194,11 +194,11 @@ impl Port {
             half_time: SimTime::from_ps(horizon.as_ps() / 2),
             config,
             busy_until: SimTime::ZERO,
-            buffer: VecDeque::new(),
+            buffer: Ring::default(),
             vcs: Vec::new(),
             active_vcs: 0,
             counts_vcs,
-            pipe: VecDeque::new(),
+            pipe: Ring::default(),
             stats: PortStats::default(),
             admitted: 0,
             contention: None,
