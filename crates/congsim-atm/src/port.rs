@@ -304,7 +304,6 @@ impl Port {
     /// A cell reaches the port at `at` (offers come in time order), with `rm`, its RM fields
     /// if it is an RM cell. Returns when it reaches the far end of the link, or `None` if it
     /// was dropped.
-    #[inline(always)]
     pub fn offer(&mut self, at: SimTime, cell: &Cell, rm: Option<&RmCell>) -> Option<SimTime> {
         self.stats.cells_in += 1;
         if self.switch.is_some() {
