@@ -8,15 +8,18 @@
 //! what a calendar queue is good at: time is cut into buckets of `2^shift` ps, a ring of
 //! buckets covers the next `buckets << shift` ps, and a bitmap finds the next non-empty bucket.
 //! Scheduling is an append, popping a scan of a bucket that holds one or two events (a crowded
-//! bucket becomes a heap). Events
-//! beyond the horizon (timers of seconds) wait in a binary heap and move into the ring as it
-//! advances. Measured on the benchmark's workload: about half the time of a binary heap.
+//! bucket becomes a heap). The ring covers the rest of the current *epoch* (an aligned stretch
+//! of [`EPOCH_BUCKETS`] buckets) and the next one; events of the [`EPOCHS`] epochs after those
+//! wait in one list per epoch and enter the ring together when it reaches the epoch before
+//! theirs (each event moves once, in constant time), and events beyond (timers of seconds) in
+//! a binary heap. Measured on the
+//! benchmark's workload: about half the time of a binary heap.
 //!
 //! The best width is about the gap between events, which a 100 Mbps dumbbell and a 10 Gbps fat
 //! tree put three orders of magnitude apart, so the queue adapts it: every
 //! [`RESIZE_EVERY_POPS`] pops it halves the width when the buckets it popped from held more than
 //! [`CROWDED_BUCKET`] events on average (events at one instant aside: no width parts them), and
-//! doubles it when most events scheduled meanwhile fell beyond the horizon into the heap. Order
+//! doubles it when most events scheduled meanwhile fell beyond the epochs into the heap. Order
 //! is by key alone, so the width never changes results.
 //! Cancellation is not a queue operation: components that re-arm timers keep their own deadline
 //! and ignore stale wake-ups (see the facade's timer handling).
@@ -39,9 +42,11 @@ fn key_time(key: Key) -> SimTime {
 /// The tie-break bit of [`EventQueue::schedule_ranked`] events.
 const RANKED: u64 = 1 << 63;
 
-/// Buckets in the ring (a power of two, a multiple of 64 for the bitmap).
-const BUCKETS: usize = 1024;
-/// Default bucket width: 2^25 ps ≈ 33.6 µs, so the ring spans ≈ 34 ms (measured on dumbbell-20:
+/// Buckets in the ring (a power of two, a multiple of 64 for the bitmap): two epochs' worth.
+const BUCKETS: usize = 2 * EPOCH_BUCKETS;
+/// Buckets in an epoch: the ring covers the rest of its epoch and the next one.
+const EPOCH_BUCKETS: usize = 1024;
+/// Default bucket width: 2^25 ps ≈ 33.6 µs, so an epoch spans ≈ 34 ms (measured on dumbbell-20:
 /// 1024 to 4096 buckets perform alike; fewer, wider buckets touch less memory).
 const DEFAULT_SHIFT: u32 = 25;
 
@@ -49,6 +54,11 @@ const DEFAULT_SHIFT: u32 = 25;
 const RESIZE_EVERY_POPS: u32 = 4096;
 /// Mean events in the bucket a pop takes from above which buckets are halved.
 const CROWDED_BUCKET: u64 = 4;
+/// Epochs beyond the ring's two that keep their events in lists (a power of two, a multiple
+/// of 64): with epochs of 1024 buckets of about 2 µs, 256 epochs reach half a second ahead,
+/// past an ABR source's idle wake-up and a delayed ACK.
+const EPOCHS: usize = 256;
+
 /// The narrowest and widest buckets the queue adapts to: 256 ps and about 1.1 s.
 const SHIFT_RANGE: std::ops::RangeInclusive<u32> = 8..=40;
 
@@ -167,9 +177,17 @@ pub struct EventQueue<E> {
     occupied: [u64; BUCKETS / 64],
     /// Start time (ps) of the bucket the ring is at; every queued event is at or after it.
     window_start: u64,
-    /// `window_start + (BUCKETS << shift)`: events at or after it wait in `far`.
+    /// The end of the epoch after `window_start`'s (epochs are `EPOCH_BUCKETS << shift` ps,
+    /// aligned): events at or after it wait in `later` or `far`.
     horizon: u64,
+    /// The start of the epoch after `window_start`'s: the ring moves within its epoch below it.
+    next_epoch: u64,
     shift: u32,
+    /// The events of epoch `e`, for the [`EPOCHS`] epochs after the ring's two, in list
+    /// `e % EPOCHS`, in no order.
+    later: Vec<Vec<Entry<E>>>,
+    /// Bit `i` is set when `later[i]` is not empty.
+    later_occupied: [u64; EPOCHS / 64],
     far: BinaryHeap<Reverse<Entry<E>>>,
     /// Time (ps) of the earliest far event (`u64::MAX` when there is none).
     far_earliest: u64,
@@ -211,7 +229,10 @@ impl<E: Copy> EventQueue<E> {
             occupied: [0; BUCKETS / 64],
             window_start: 0,
             horizon: (BUCKETS as u64) << shift,
+            next_epoch: (EPOCH_BUCKETS as u64) << shift,
             shift,
+            later: (0..EPOCHS).map(|_| Vec::new()).collect(),
+            later_occupied: [0; EPOCHS / 64],
             far: BinaryHeap::new(),
             far_earliest: u64::MAX,
             len: 0,
@@ -247,20 +268,42 @@ impl<E: Copy> EventQueue<E> {
         (self.pops_since_resize, self.crowding, self.far_placed) = (0, 0, 0);
     }
 
-    /// Re-files every event of the ring into buckets of `2^shift` ps.
+    /// Re-files every queued event into buckets of `2^shift` ps and their epochs.
     #[cold]
     fn rebucket(&mut self, shift: u32) {
-        let mut ring = Vec::with_capacity(self.len);
+        let mut events = Vec::with_capacity(self.len);
         for bucket in &mut self.buckets {
-            ring.extend(bucket.take_events());
+            events.extend(bucket.take_events().into_iter().map(|Reverse(e)| e));
         }
+        for list in &mut self.later {
+            events.append(list);
+        }
+        events.extend(
+            std::mem::take(&mut self.far)
+                .into_iter()
+                .map(|Reverse(e)| e),
+        );
         self.occupied = [0; BUCKETS / 64];
+        self.later_occupied = [0; EPOCHS / 64];
+        self.far_earliest = u64::MAX;
         self.shift = shift;
         // Every queued event is at or after `now`, so the ring may start at its bucket.
-        self.set_window(self.now.as_ps() >> shift << shift);
-        for Reverse(Entry { key, event }) in ring {
+        self.window_start = self.now.as_ps() >> shift << shift;
+        self.horizon = self.epoch_start(self.window_start, 2);
+        self.next_epoch = self.epoch_start(self.window_start, 1);
+        for Entry { key, event } in events {
             self.place(key, event);
         }
+    }
+
+    /// `log2` of an epoch's length in ps.
+    fn epoch_shift(&self) -> u32 {
+        self.shift + EPOCH_BUCKETS.trailing_zeros()
+    }
+
+    /// The start (ps) of the epoch `epochs` after the one that holds `time_ps`.
+    fn epoch_start(&self, time_ps: u64, epochs: u64) -> u64 {
+        ((time_ps >> self.epoch_shift()) + epochs).saturating_mul(1 << self.epoch_shift())
     }
 
     /// Time of the last event popped.
@@ -268,14 +311,54 @@ impl<E: Copy> EventQueue<E> {
         self.now
     }
 
-    /// Moves the ring to the bucket that starts at `window_start`, pulling in the far events
-    /// it now covers.
+    /// Moves the ring to the bucket that starts at `window_start` and, in a new epoch, brings
+    /// in the events of the epochs it now covers.
+    #[inline]
     fn set_window(&mut self, window_start: u64) {
+        if window_start < self.next_epoch {
+            self.window_start = window_start;
+        } else {
+            self.enter_epoch(window_start);
+        }
+    }
+
+    /// `set_window` into a later epoch (at most once an epoch's length of simulated time).
+    #[inline(never)]
+    fn enter_epoch(&mut self, window_start: u64) {
+        let shift = self.epoch_shift();
+        let (old, epoch) = (self.window_start >> shift, window_start >> shift);
         self.window_start = window_start;
-        self.horizon = window_start.saturating_add((BUCKETS as u64) << self.shift);
-        if self.far_earliest < self.horizon {
+        // The ring covered `old` and `old + 1`; a jump skips only epochs without events.
+        debug_assert!(
+            self.later
+                .iter()
+                .flatten()
+                .all(|e| (e.key >> 64) as u64 >> shift >= epoch),
+            "the ring jumped over an epoch that held events"
+        );
+        self.horizon = self.epoch_start(window_start, 2);
+        self.next_epoch = self.epoch_start(window_start, 1);
+        for covered in (old + 2).max(epoch)..=epoch + 1 {
+            let slot = covered as usize % EPOCHS;
+            if self.later_occupied[slot / 64] & (1 << (slot % 64)) == 0 {
+                continue;
+            }
+            self.later_occupied[slot / 64] &= !(1 << (slot % 64));
+            let mut list = std::mem::take(&mut self.later[slot]);
+            for Entry { key, event } in list.drain(..) {
+                self.place(key, event);
+            }
+            // The list keeps its capacity for the epoch that next maps to it.
+            self.later[slot] = list;
+        }
+        if self.far_earliest < self.later_end() {
             self.pull_far();
         }
+    }
+
+    /// The end (ps) of the last epoch whose events wait in `later`.
+    fn later_end(&self) -> u64 {
+        self.epoch_start(self.window_start, 2 + EPOCHS as u64)
     }
 
     fn bucket_of(&self, time_ps: u64) -> usize {
@@ -285,6 +368,12 @@ impl<E: Copy> EventQueue<E> {
     fn place(&mut self, key: Key, event: E) {
         let time_ps = (key >> 64) as u64;
         if time_ps >= self.horizon {
+            if time_ps < self.later_end() {
+                let slot = (time_ps >> self.epoch_shift()) as usize % EPOCHS;
+                self.later[slot].push(Entry { key, event });
+                self.later_occupied[slot / 64] |= 1 << (slot % 64);
+                return;
+            }
             self.far_placed += 1;
             self.far_earliest = self.far_earliest.min(time_ps);
             self.far.push(Reverse(Entry { key, event }));
@@ -349,10 +438,12 @@ impl<E: Copy> EventQueue<E> {
         None
     }
 
-    /// Moves far events that the advanced ring now covers into their buckets.
+    /// Moves far events that the advanced epochs now cover into their epoch's list (or the
+    /// ring).
     fn pull_far(&mut self) {
+        let end = self.later_end();
         while let Some(Reverse(far)) = self.far.peek() {
-            if ((far.key >> 64) as u64) >= self.horizon {
+            if ((far.key >> 64) as u64) >= end {
                 break;
             }
             let Reverse(Entry { key, event }) = self.far.pop().expect("peeked");
@@ -396,8 +487,8 @@ impl<E: Copy> EventQueue<E> {
                 }
                 return Some((self.now, event));
             }
-            // The ring is empty: jump to the earliest far event.
-            let earliest = self.far_earliest;
+            // The ring is empty: jump to the earliest later event.
+            let earliest = self.later_earliest().as_ps();
             debug_assert!(earliest != u64::MAX, "len > 0 and the ring is empty");
             self.set_window(earliest >> self.shift << self.shift);
         }
@@ -409,11 +500,40 @@ impl<E: Copy> EventQueue<E> {
         if self.len == 0 {
             return None;
         }
-        // The ring holds everything before its horizon, the far heap everything after.
+        // The ring holds everything before its horizon, the epochs' lists and the far heap
+        // everything after.
         Some(match self.next_occupied() {
             Some(b) => self.buckets[b].earliest_time(),
-            None => SimTime::from_ps(self.far_earliest),
+            None => self.later_earliest(),
         })
+    }
+
+    /// The earliest event after the ring's two epochs: in the first epoch that has a list, or
+    /// else in the heap (`u64::MAX` ps when there is none).
+    fn later_earliest(&self) -> SimTime {
+        const WORDS: usize = EPOCHS / 64;
+        let first = (self.window_start >> self.epoch_shift()) as usize + 2;
+        let slot = (0..=WORDS).find_map(|step| {
+            // The cyclic order from `first`'s slot: its word from its bit, the other words,
+            // then its word's bits before it.
+            let cursor = first % EPOCHS;
+            let (word, bit) = ((cursor / 64 + step) % WORDS, cursor % 64);
+            let bits = match step {
+                0 => self.later_occupied[word] & (!0u64 << bit),
+                _ if step == WORDS => self.later_occupied[word] & !(!0u64 << bit),
+                _ => self.later_occupied[word],
+            };
+            (bits != 0).then(|| word * 64 + bits.trailing_zeros() as usize)
+        });
+        let ps = match slot {
+            Some(slot) => self.later[slot]
+                .iter()
+                .map(|e| (e.key >> 64) as u64)
+                .min()
+                .expect("an occupied epoch"),
+            None => self.far_earliest,
+        };
+        SimTime::from_ps(ps)
     }
 
     pub fn len(&self) -> usize {
@@ -470,7 +590,7 @@ mod tests {
     #[test]
     fn the_width_adapts_to_crowded_and_to_sparse_events_without_changing_the_order() {
         // Dense events (a few ps apart) crowd the default buckets: they narrow. Then sparse
-        // ones (seconds apart) overflow the short ring: they widen again. The order must stay
+        // ones (seconds apart) overflow the short ring and its epochs: they widen again. The order must stay
         // the reference's throughout.
         let mut rng = crate::rng::StreamFactory::new(5, 0).stream("adaptive-test");
         let mut q = EventQueue::new();
@@ -496,8 +616,10 @@ mod tests {
             narrowest < DEFAULT_SHIFT - 8,
             "narrowed to 2^{narrowest} ps"
         );
+        // Widened until the epochs' lists reach about half of the 2^42 ps spread.
+        let reach = ((EPOCHS * EPOCH_BUCKETS) as u64) << q.bucket_shift();
         assert!(
-            q.bucket_shift() > DEFAULT_SHIFT,
+            reach >= 1 << 41 && q.bucket_shift() > narrowest + 8,
             "widened to 2^{} ps",
             q.bucket_shift()
         );
