@@ -770,23 +770,16 @@ impl Link {
     }
 
     /// Counts the packets the discipline dropped from inside its queues and keeps them for
-    /// the caller ([`Self::take_inside_drops`]). Called at every enqueue and dequeue, and
-    /// rarely with anything to do: the test is inlined, the work is not.
-    #[inline(always)]
+    /// the caller ([`Self::take_inside_drops`]).
+    #[inline]
     fn collect_inside_drops(&mut self, now: SimTime) {
         if let Some(dropped) = self.tx().qdisc.dropped_inside() {
             let dropped = std::mem::take(dropped);
-            self.record_inside_drops(now, dropped);
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn record_inside_drops(&mut self, now: SimTime, dropped: Vec<(Packet, DropReason)>) {
-        for (pkt, reason) in dropped {
-            self.leave_queue(now);
-            self.drop_for(reason, pkt.flow);
-            self.tx().inside_drops.push(pkt);
+            for (pkt, reason) in dropped {
+                self.leave_queue(now);
+                self.drop_for(reason, pkt.flow);
+                self.tx().inside_drops.push(pkt);
+            }
         }
     }
 
