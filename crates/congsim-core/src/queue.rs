@@ -344,12 +344,9 @@ impl<E: Copy> EventQueue<E> {
                 continue;
             }
             self.later_occupied[slot / 64] &= !(1 << (slot % 64));
-            let mut list = std::mem::take(&mut self.later[slot]);
-            for Entry { key, event } in list.drain(..) {
+            for Entry { key, event } in std::mem::take(&mut self.later[slot]) {
                 self.place(key, event);
             }
-            // The list keeps its capacity for the epoch that next maps to it.
-            self.later[slot] = list;
         }
         if self.far_earliest < self.later_end() {
             self.pull_far();
