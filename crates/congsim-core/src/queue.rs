@@ -12,8 +12,7 @@
 //! of [`EPOCH_BUCKETS`] buckets) and the next one; events of the [`EPOCHS`] epochs after those
 //! wait in one list per epoch and enter the ring together when it reaches the epoch before
 //! theirs (each event moves once, in constant time), and events beyond (timers of seconds) in
-//! a binary heap. Measured on the
-//! benchmark's workload: about half the time of a binary heap.
+//! a binary heap. Measured on the benchmark's workload: about half the time of a binary heap.
 //!
 //! The best width is about the gap between events, which a 100 Mbps dumbbell and a 10 Gbps fat
 //! tree put three orders of magnitude apart, so the queue adapts it: every
