@@ -310,10 +310,8 @@ impl Port {
             self.observe(at, cell, rm);
         }
         self.release(at);
+        self.grow_vcs(cell.vc);
         let vc = cell.vc as usize;
-        if vc >= self.vcs.len() {
-            self.vcs.resize(vc + 1, VcState::default());
-        }
         let total = self.buffer.len() as u64;
         let full = self.config.capacity_cells.is_some_and(|k| total >= k);
         // Most cells are a user cell inside a frame the port accepts, with room for it: no
@@ -429,9 +427,7 @@ impl Port {
         self.release(at);
         let (vc, cells) = (frame.vc(), frame.cell_count());
         let n = u64::from(cells);
-        if vc as usize >= self.vcs.len() {
-            self.vcs.resize(vc as usize + 1, VcState::default());
-        }
+        self.grow_vcs(vc);
         let state = &mut self.vcs[vc as usize];
         if state.prev_eom {
             state.damaged = false;
@@ -439,12 +435,7 @@ impl Port {
         }
         // The frame's last cell is its EOM.
         state.prev_eom = true;
-        if self.counts_vcs {
-            if state.queued == 0 {
-                self.active_vcs += 1;
-            }
-            state.queued += n;
-        }
+        self.count_queued(vc, n);
         self.stats.cells_in += n;
         self.admitted += n;
         let mut done = self.busy_until.max(at);
@@ -456,12 +447,7 @@ impl Port {
                 .push_back((done + self.config.delay, cell, next_hop));
         }
         self.busy_until = done;
-        let queue = self.buffer.len() as u64;
-        self.stats.max_queue_cells = self.stats.max_queue_cells.max(queue);
-        if at < self.half_time {
-            self.stats.max_queue_cells_first_half =
-                self.stats.max_queue_cells_first_half.max(queue);
-        }
+        self.note_max_queue(at);
         let head = self.pipe.front().map(|&(t, ..)| t);
         head.filter(|_| was_empty)
     }
@@ -470,13 +456,7 @@ impl Port {
     /// that arrive before the transmitter would take it go first.
     #[inline(always)]
     fn admit(&mut self, at: SimTime, vc: u32) -> SimTime {
-        if self.counts_vcs {
-            let state = &mut self.vcs[vc as usize];
-            state.queued += 1;
-            if state.queued == 1 {
-                self.active_vcs += 1;
-            }
-        }
+        self.count_queued(vc, 1);
         let start = loop {
             let start = self.busy_until.max(at);
             match &mut self.vbr {
@@ -491,13 +471,39 @@ impl Port {
         self.busy_until = start + self.clock.next_tx_time(u64::from(CELL_BYTES));
         self.buffer.push_back((self.busy_until, vc));
         self.admitted += 1;
+        self.note_max_queue(at);
+        self.busy_until + self.config.delay
+    }
+
+    /// Makes room for `vc`'s state (VCs open as the run goes).
+    #[inline(always)]
+    fn grow_vcs(&mut self, vc: u32) {
+        if vc as usize >= self.vcs.len() {
+            self.vcs.resize(vc as usize + 1, VcState::default());
+        }
+    }
+
+    /// `cells` more cells of `vc` in the buffer, for a policy that reads them.
+    #[inline(always)]
+    fn count_queued(&mut self, vc: u32, cells: u64) {
+        if self.counts_vcs {
+            let state = &mut self.vcs[vc as usize];
+            if state.queued == 0 {
+                self.active_vcs += 1;
+            }
+            state.queued += cells;
+        }
+    }
+
+    /// The queue as the last admission left it, at `at`, into the maxima.
+    #[inline(always)]
+    fn note_max_queue(&mut self, at: SimTime) {
         let queue = self.buffer.len() as u64;
         self.stats.max_queue_cells = self.stats.max_queue_cells.max(queue);
         if at < self.half_time {
             self.stats.max_queue_cells_first_half =
                 self.stats.max_queue_cells_first_half.max(queue);
         }
-        self.busy_until + self.config.delay
     }
 
     /// Puts a cell that will reach the far end at `arrive_at` into the pipe; returns `true` if
