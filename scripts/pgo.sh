@@ -23,10 +23,20 @@ if [ -z "$profdata" ]; then
     exit 0
 fi
 dir="$target/pgo"
-rm -rf "$dir/raw" "$dir/out" "$dir/scenarios"
-mkdir -p "$dir/raw" "$dir/scenarios"
+mkdir -p "$dir"
 RUSTFLAGS="-Cprofile-generate=$dir/raw" CARGO_TARGET_DIR="$dir/train" \
     cargo build --release --quiet -p congsim-cli >&2
+# The profile is kept while the instrumented binary, the scenarios and llvm-profdata are the
+# ones it came from: a new profile (its weights come from wall times, so it is never the same
+# file twice) would make Cargo rebuild every crate built with it, minutes for an unchanged tree.
+key=$( { sha256sum "$dir/train/release/congsim-native" scenarios/*.toml; "$profdata" --version; } \
+    | sha256sum | cut -d' ' -f1)
+if [ -f "$dir/congsim.profdata" ] && [ "$(cat "$dir/congsim.profdata.key" 2>/dev/null)" = "$key" ]; then
+    echo "-Cprofile-use=$dir/congsim.profdata"
+    exit 0
+fi
+rm -rf "$dir/raw" "$dir/out" "$dir/scenarios" "$dir/congsim.profdata.key"
+mkdir -p "$dir/raw" "$dir/scenarios"
 # One profile per scenario, weighted by the inverse of its run time, so that each example
 # counts about the same and the longest (ATM ABR) does not decide alone what is hot.
 inputs=()
@@ -48,4 +58,5 @@ for i in "${!inputs[@]}"; do
     weighted+=("--weighted-input=$weight,${inputs[i]}")
 done
 "$profdata" merge -o "$dir/congsim.profdata" "${weighted[@]}"
+echo "$key" > "$dir/congsim.profdata.key"
 echo "-Cprofile-use=$dir/congsim.profdata"

@@ -54,10 +54,14 @@ fn commit(crate_dir: &Path) -> Option<String> {
 }
 
 fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
     let crate_dir = PathBuf::from(
         std::env::var_os("CARGO_MANIFEST_DIR").expect("Cargo sets CARGO_MANIFEST_DIR"),
     );
+    // This script by its own path: congsim-cli runs it from congsim-py's folder, and a path
+    // relative to the package (`build.rs`) would name a file congsim-cli does not have, which
+    // makes Cargo run the script, and rebuild the binary, on every build.
+    let script = crate_dir.join("../congsim-py/build.rs");
+    println!("cargo:rerun-if-changed={}", script.display());
     let commit = commit(&crate_dir).unwrap_or_else(|| "unknown".to_owned());
     println!("cargo:rustc-env=CONGSIM_BUILD_COMMIT={commit}");
 }
