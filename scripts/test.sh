@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+# The crates' API documentation, warnings (a link to a private item, a broken link) as errors.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --exclude congsim-py --quiet
 .venv/bin/ruff check python tests bench docs examples
 .venv/bin/ruff format --check python tests bench docs examples

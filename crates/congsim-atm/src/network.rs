@@ -225,7 +225,8 @@ impl AtmNetwork {
     }
 
     /// Tells VC `vc` which port writes feedback into the reverse VC's backward RM cells at each
-    /// of its hops (see [`Vc::feedback`]); ports without a switch algorithm are left out.
+    /// of its hops: at hop `k`, the port that carries the reverse VC forward out of the node hop
+    /// `k` leaves. Ports without a switch algorithm are left out.
     pub fn set_feedback_ports(&mut self, vc: VcId, ports: Vec<Option<u32>>) {
         let ports = ports
             .into_iter()

@@ -9,15 +9,15 @@
 //! buckets covers the next `buckets << shift` ps, and a bitmap finds the next non-empty bucket.
 //! Scheduling is an append, popping a scan of a bucket that holds one or two events (a crowded
 //! bucket becomes a heap). The ring covers the rest of the current *epoch* (an aligned stretch
-//! of [`EPOCH_BUCKETS`] buckets) and the next one; events of the [`EPOCHS`] epochs after those
+//! of `EPOCH_BUCKETS` buckets) and the next one; events of the `EPOCHS` epochs after those
 //! wait in one list per epoch and enter the ring together when it reaches the epoch before
 //! theirs (each event moves once, in constant time), and events beyond (timers of seconds) in
 //! a binary heap. Measured on the benchmark's workload: about half the time of a binary heap.
 //!
 //! The best width is about the gap between events, which a 100 Mbps dumbbell and a 10 Gbps fat
 //! tree put three orders of magnitude apart, so the queue adapts it: every
-//! [`RESIZE_EVERY_POPS`] pops it halves the width when the buckets it popped from held more than
-//! [`CROWDED_BUCKET`] events on average (events at one instant aside: no width parts them), and
+//! `RESIZE_EVERY_POPS` pops it halves the width when the buckets it popped from held more than
+//! `CROWDED_BUCKET` events on average (events at one instant aside: no width parts them), and
 //! doubles it when most events scheduled meanwhile fell beyond the epochs into the heap. Order
 //! is by key alone, so the width never changes results.
 //! Cancellation is not a queue operation: components that re-arm timers keep their own deadline

@@ -1,6 +1,6 @@
 //! The TCP sender (spec `tcp.md` §3): the public face of a connection's sending side. It owns
-//! the state every variant shares ([`SenderCore`]), the variant's loss recovery
-//! ([`Recovery`]) and the answer to congestion marks ([`MarkResponder`]), and routes each
+//! the state every variant shares (`SenderCore`), the variant's loss recovery
+//! (`Recovery`) and the answer to congestion marks (`MarkResponder`), and routes each
 //! event between them: ACK classification, timer expiry, the send loop.
 
 use crate::config::{MarkResponse, SenderConfig, SeqMode, TimerMode};

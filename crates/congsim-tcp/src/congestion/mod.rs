@@ -2,7 +2,7 @@
 //! apart from loss recovery (`crate::recovery`: when a loss is suspected and what is resent),
 //! in the manner of ns-3's `TcpCongestionOps` and smoltcp's `Controller`.
 //!
-//! A controller keeps its own state and answers the sender through the contract in [`ops`]:
+//! A controller keeps its own state and answers the sender through the contract in `ops`:
 //! it reads the sender's [`CongestionWindow`] and returns decisions, never writing it.
 //! Dispatch is static: [`Controller`] is an enum generated from the one list in `catalog`, so
 //! adding a controller is a new file implementing [`CongestionOps`] and one line there.
